@@ -1,0 +1,95 @@
+//! Owner-side cost per operation: our ring beside `VecDeque` and crossbeam-deque's
+//! `Worker`, in the same run. Each iteration pushes a batch and takes it all back, on a
+//! queue already grown to fit, so what is timed is the steady-state push and pop.
+//!
+//! Quick run: `cargo bench -p ch01-ring --bench ring -- --warm-up-time 1 --measurement-time 2`
+
+use std::collections::VecDeque;
+use std::hint::black_box;
+
+use ch01_ring::Ring;
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use crossbeam_deque::Worker;
+
+const BATCH: u64 = 256;
+
+fn push_pop(c: &mut Criterion) {
+    let mut g = c.benchmark_group("push_pop_lifo");
+    g.throughput(Throughput::Elements(2 * BATCH)); // one push and one pop per task
+    let mut ring = Ring::new();
+    g.bench_function("ch01 Ring", |b| {
+        b.iter(|| {
+            for i in 0..BATCH {
+                ring.push(black_box(i)).unwrap();
+            }
+            while let Some(t) = ring.pop() {
+                black_box(t);
+            }
+        })
+    });
+    let mut deque = VecDeque::with_capacity(BATCH as usize);
+    g.bench_function("VecDeque", |b| {
+        b.iter(|| {
+            for i in 0..BATCH {
+                deque.push_back(black_box(i));
+            }
+            while let Some(t) = deque.pop_back() {
+                black_box(t);
+            }
+        })
+    });
+    let worker = Worker::new_lifo();
+    g.bench_function("crossbeam Worker", |b| {
+        b.iter(|| {
+            for i in 0..BATCH {
+                worker.push(black_box(i));
+            }
+            while let Some(t) = worker.pop() {
+                black_box(t);
+            }
+        })
+    });
+    g.finish();
+}
+
+fn push_poll_fifo(c: &mut Criterion) {
+    let mut g = c.benchmark_group("push_pop_fifo");
+    g.throughput(Throughput::Elements(2 * BATCH));
+    let mut ring = Ring::new();
+    g.bench_function("ch01 Ring", |b| {
+        b.iter(|| {
+            for i in 0..BATCH {
+                ring.push(black_box(i)).unwrap();
+            }
+            while let Some(t) = ring.poll_fifo() {
+                black_box(t);
+            }
+        })
+    });
+    let mut deque = VecDeque::with_capacity(BATCH as usize);
+    g.bench_function("VecDeque", |b| {
+        b.iter(|| {
+            for i in 0..BATCH {
+                deque.push_back(black_box(i));
+            }
+            while let Some(t) = deque.pop_front() {
+                black_box(t);
+            }
+        })
+    });
+    let worker = Worker::new_fifo();
+    g.bench_function("crossbeam Worker", |b| {
+        b.iter(|| {
+            for i in 0..BATCH {
+                worker.push(black_box(i));
+            }
+            while let Some(t) = worker.pop() {
+                black_box(t);
+            }
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, push_pop, push_poll_fifo);
+criterion_main!(benches);

@@ -1,0 +1,54 @@
+//! The chapters the grader knows, and where each one keeps its parts.
+
+/// One graded chapter. Paths are relative to the workspace root.
+pub struct Chapter {
+    /// Short name the reader types: `cargo grade ch01`.
+    pub id: &'static str,
+    /// Folder under `chapters/` and `solutions/`, and the crate's package name.
+    pub name: &'static str,
+    /// Title on the report card.
+    pub title: &'static str,
+    /// The reference solution: the chapter's own mechanism module.
+    pub solution: &'static str,
+    /// Whether the chapter has loom models in `tests/loom.rs`.
+    pub loom: bool,
+    /// Largest allowed ratio of the exercise's time to the reference's in the
+    /// benchmark gate (`benches/gate.rs`), or `None` for a chapter without a gate.
+    pub gate_ratio: Option<f64>,
+}
+
+impl Chapter {
+    /// The reader's file.
+    pub fn exercise(&self) -> String {
+        format!("chapters/{}/src/exercise.rs", self.name)
+    }
+    /// The chapter's book page.
+    pub fn page(&self) -> String {
+        format!("chapters/{}/README.md", self.name)
+    }
+    /// Hints, one section per check.
+    pub fn hints(&self) -> String {
+        format!("chapters/{}/hints.md", self.name)
+    }
+    /// Folder of the known-wrong variants.
+    pub fn mutants(&self) -> String {
+        format!("solutions/{}/mutants", self.name)
+    }
+}
+
+pub const CHAPTERS: &[Chapter] = &[Chapter {
+    id: "ch01",
+    name: "ch01-ring",
+    title: "Chapter 1: a single-owner ring",
+    solution: "chapters/ch01-ring/src/ops.rs",
+    loom: false,
+    gate_ratio: Some(2.0),
+}];
+
+/// Finds a chapter by `ch01`, `ch01-ring`, `1` or `01`.
+pub fn find(name: &str) -> Option<&'static Chapter> {
+    let name = name.trim().to_ascii_lowercase();
+    CHAPTERS.iter().find(|c| {
+        name == c.id || name == c.name || name.parse::<u32>().ok() == c.id[2..].parse::<u32>().ok()
+    })
+}

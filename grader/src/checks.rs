@@ -1,0 +1,419 @@
+//! The checks of one chapter, run against one exercise file.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use crate::chapters::Chapter;
+use crate::run::{Output, run};
+
+/// The checks, in the order they run. Each later check needs the earlier ones to pass
+/// (a file that does not compile is not tested; a wrong answer is not timed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Check {
+    Build,
+    Tests,
+    Loom,
+    Clippy,
+    Bench,
+}
+
+impl Check {
+    pub const ALL: [Check; 5] = [
+        Check::Build,
+        Check::Tests,
+        Check::Loom,
+        Check::Clippy,
+        Check::Bench,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Check::Build => "build",
+            Check::Tests => "tests",
+            Check::Loom => "loom",
+            Check::Clippy => "clippy",
+            Check::Bench => "bench",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Check> {
+        Check::ALL.into_iter().find(|c| c.name() == s.trim())
+    }
+
+    /// How long the check may take before it is cut and reported as a hang.
+    fn limit(self) -> Duration {
+        Duration::from_secs(match self {
+            Check::Build => 600,
+            Check::Tests => 300,
+            Check::Loom => 600,
+            Check::Clippy => 300,
+            Check::Bench => 300,
+        })
+    }
+}
+
+/// How one check ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Verdict {
+    Pass(String),
+    Fail(String),
+    /// Not run: an earlier check failed, or the chapter has nothing to check here.
+    Skip(String),
+}
+
+impl Verdict {
+    pub fn passed(&self) -> bool {
+        matches!(self, Verdict::Pass(_))
+    }
+}
+
+/// Where the checks run: the workspace, the file compiled as the exercise, and a
+/// scratch folder for logs and criterion's output.
+pub struct Target<'a> {
+    pub root: &'a Path,
+    pub chapter: &'static Chapter,
+    /// Absolute path of the file compiled as `<crate>::exercise`.
+    pub file: PathBuf,
+    /// Scratch folder for this file's logs (under `target/grade`).
+    pub scratch: PathBuf,
+}
+
+impl Target<'_> {
+    fn cargo(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+        let (sub, rest) = args.split_first().expect("a cargo subcommand");
+        cmd.current_dir(self.root)
+            .arg(sub)
+            .args(["-p", self.chapter.name, "--features", "exercise"])
+            .args(rest)
+            .env("GRADE_EXERCISE_FILE", &self.file)
+            .env("CARGO_TERM_COLOR", "never")
+            .env("RUST_BACKTRACE", "0");
+        cmd
+    }
+
+    fn go(&self, check: Check, cmd: Command) -> Output {
+        let _ = std::fs::create_dir_all(&self.scratch);
+        let log = self.scratch.join(format!("{}.log", check.name()));
+        let mut out = run(cmd, check.limit(), Some(&log));
+        // Paths relative to the workspace, as the reader sees them.
+        out.text = out.text.replace(&format!("{}/", self.root.display()), "");
+        out
+    }
+
+    fn log(&self, check: Check) -> String {
+        self.scratch
+            .join(format!("{}.log", check.name()))
+            .display()
+            .to_string()
+    }
+
+    /// `Some` when the chapter has nothing for this check to do.
+    pub fn not_applicable(&self, check: Check) -> Option<Verdict> {
+        match check {
+            Check::Loom if !self.chapter.loom => Some(Verdict::Skip(
+                "no loom models in this chapter (one owner, nothing to interleave)".into(),
+            )),
+            Check::Bench if self.chapter.gate_ratio.is_none() => {
+                Some(Verdict::Skip("no benchmark gate in this chapter".into()))
+            }
+            _ => None,
+        }
+    }
+
+    /// Runs `check`, assuming the checks before it passed.
+    pub fn run(&self, check: Check) -> Verdict {
+        match check {
+            Check::Build => self.build(),
+            Check::Tests => self.tests(),
+            Check::Loom => self.loom(),
+            Check::Clippy => self.clippy(),
+            Check::Bench => self.bench(),
+        }
+    }
+
+    fn hang(&self, check: Check, out: &Output) -> Option<Verdict> {
+        out.timed_out.then(|| {
+            Verdict::Fail(format!(
+                "cut after {} s: something loops or waits forever (log: {})",
+                check.limit().as_secs(),
+                self.log(check)
+            ))
+        })
+    }
+
+    fn build(&self) -> Verdict {
+        let out = self.go(
+            Check::Build,
+            self.cargo(&["test", "--no-run", "--message-format", "short"]),
+        );
+        if let Some(v) = self.hang(Check::Build, &out) {
+            return v;
+        }
+        if out.ok() {
+            return Verdict::Pass("compiles".into());
+        }
+        let errors: Vec<&str> = out
+            .text
+            .lines()
+            .filter(|l| l.contains("error"))
+            .take(4)
+            .collect();
+        Verdict::Fail(format!("does not compile:\n{}", errors.join("\n")))
+    }
+
+    fn tests(&self) -> Verdict {
+        let out = self.go(Check::Tests, self.cargo(&["test", "--", "exercise::"]));
+        if let Some(v) = self.hang(Check::Tests, &out) {
+            return v;
+        }
+        let (passed, failed) = count_tests(&out.text);
+        if out.ok() && passed > 0 && failed == 0 {
+            return Verdict::Pass(format!("{passed} tests pass"));
+        }
+        if out.ok() && passed == 0 {
+            return Verdict::Fail("no test ran: the exercise's tests were not selected".into());
+        }
+        let names = failed_tests(&out.text);
+        let why =
+            first_panic(&out.text).unwrap_or_else(|| format!("see {}", self.log(Check::Tests)));
+        Verdict::Fail(format!(
+            "{failed} of {} failed: {}\n{why}",
+            passed + failed,
+            names.iter().take(3).cloned().collect::<Vec<_>>().join(", ")
+        ))
+    }
+
+    fn loom(&self) -> Verdict {
+        if !self.chapter.loom {
+            return Verdict::Skip(
+                "no loom models in this chapter (one owner, nothing to interleave)".into(),
+            );
+        }
+        let mut cmd = self.cargo(&[
+            "test",
+            "--release",
+            "--test",
+            "loom",
+            "--",
+            "exercise::",
+            "--test-threads=1",
+        ]);
+        cmd.env("RUSTFLAGS", "--cfg loom")
+            .env("CARGO_TARGET_DIR", self.root.join("target/loom"))
+            .env("LOOM_MAX_PREEMPTIONS", "3")
+            .env("LOOM_LOCATION", "1");
+        let out = self.go(Check::Loom, cmd);
+        if let Some(v) = self.hang(Check::Loom, &out) {
+            return v;
+        }
+        let (passed, failed) = count_tests(&out.text);
+        if out.ok() && passed > 0 && failed == 0 {
+            return Verdict::Pass(format!("{passed} loom models pass"));
+        }
+        if out.ok() && passed == 0 {
+            return Verdict::Fail("no loom model ran: the models were not selected".into());
+        }
+        Verdict::Fail(format!(
+            "{failed} loom model(s) failed: {}\n{}",
+            failed_tests(&out.text).join(", "),
+            explain_loom(&out.text)
+        ))
+    }
+
+    fn clippy(&self) -> Verdict {
+        let cmd = self.cargo(&[
+            "clippy",
+            "--lib",
+            "--message-format",
+            "short",
+            "--",
+            "-D",
+            "warnings",
+        ]);
+        let out = self.go(Check::Clippy, cmd);
+        if let Some(v) = self.hang(Check::Clippy, &out) {
+            return v;
+        }
+        if out.ok() {
+            return Verdict::Pass("no warnings".into());
+        }
+        let found: Vec<&str> = out
+            .text
+            .lines()
+            .filter(|l| l.contains("error:") && !l.starts_with("error: could not"))
+            .take(3)
+            .collect();
+        Verdict::Fail(format!("clippy warns:\n{}", found.join("\n")))
+    }
+
+    fn bench(&self) -> Verdict {
+        let Some(limit) = self.chapter.gate_ratio else {
+            return Verdict::Skip("no benchmark gate in this chapter".into());
+        };
+        let home = self.scratch.join("criterion");
+        let _ = std::fs::remove_dir_all(&home);
+        let mut cmd = self.cargo(&[
+            "bench",
+            "--bench",
+            "gate",
+            "--",
+            "--warm-up-time",
+            "1",
+            "--measurement-time",
+            "2",
+            "--noplot",
+        ]);
+        cmd.env("CRITERION_HOME", &home);
+        let out = self.go(Check::Bench, cmd);
+        if let Some(v) = self.hang(Check::Bench, &out) {
+            return Verdict::Fail(match v {
+                Verdict::Fail(s) => format!("{s}; far slower than the reference"),
+                other => format!("{other:?}"),
+            });
+        }
+        if !out.ok() {
+            let why =
+                first_panic(&out.text).unwrap_or_else(|| format!("see {}", self.log(Check::Bench)));
+            return Verdict::Fail(format!("the benchmark did not finish: {why}"));
+        }
+        let fastest = |side: &str| {
+            (1..=2)
+                .filter_map(|round| mean_ns(&home.join(format!("gate/{side}-{round}"))))
+                .reduce(f64::min)
+        };
+        let (Some(reference), Some(exercise)) = (fastest("reference"), fastest("exercise")) else {
+            return Verdict::Fail(format!(
+                "criterion wrote no estimates under {}",
+                home.display()
+            ));
+        };
+        let ratio = exercise / reference;
+        let numbers = format!(
+            "{} vs reference {} per run: {ratio:.2}x (limit {limit:.1}x)",
+            human(exercise),
+            human(reference)
+        );
+        if ratio <= limit {
+            Verdict::Pass(numbers)
+        } else {
+            Verdict::Fail(format!("too slow: {numbers}"))
+        }
+    }
+}
+
+/// Sums the `N passed; M failed` of every `test result:` line.
+pub fn count_tests(text: &str) -> (u64, u64) {
+    let mut total = (0, 0);
+    for line in text.lines().filter(|l| l.starts_with("test result:")) {
+        let num = |word: &str| {
+            line.split(';')
+                .find(|part| part.trim_end().ends_with(word))
+                .and_then(|part| part.split_whitespace().rev().nth(1)?.parse::<u64>().ok())
+                .unwrap_or(0)
+        };
+        total.0 += num("passed");
+        total.1 += num("failed");
+    }
+    total
+}
+
+fn failed_tests(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix("test ")?.strip_suffix(" ... FAILED"))
+        .map(|name| name.rsplit("::").next().unwrap_or(name).to_string())
+        .collect()
+}
+
+/// The first panic message and its location, without the backtrace.
+fn first_panic(text: &str) -> Option<String> {
+    let mut lines = text.lines();
+    let at = lines.find(|l| l.contains("panicked at"))?;
+    let place = at
+        .split("panicked at")
+        .nth(1)
+        .unwrap_or("")
+        .trim()
+        .trim_end_matches(':');
+    let msg: Vec<&str> = lines
+        .take_while(|l| !l.starts_with("note:") && !l.is_empty())
+        .take(4)
+        .collect();
+    Some(format!("{} (at {place})", msg.join(" / ")))
+}
+
+/// Turns loom's report into the reader's terms: which accesses raced and what is missing.
+fn explain_loom(text: &str) -> String {
+    let mut out = Vec::new();
+    if text.contains("Causality violation") {
+        out.push(
+            "loom saw a read of data that the writer had not published to this thread: a load \
+             that needs Acquire (paired with the writer's Release or a SeqCst read-modify-write) is weaker."
+                .to_string(),
+        );
+    }
+    if text.contains("Model exceeded maximum number of branches") {
+        out.push(
+            "a spin loop never gives way: call `loom::thread::yield_now()` in every retry loop."
+                .into(),
+        );
+    }
+    if text.contains("deadlock") {
+        out.push("every thread waits for another: a lock or a spin that nobody releases.".into());
+    }
+    let places: Vec<&str> = text
+        .lines()
+        .filter(|l| {
+            l.contains(".rs:") && (l.contains("created") || l.contains("at ") || l.contains("-->"))
+        })
+        .take(4)
+        .collect();
+    if !places.is_empty() {
+        out.push(format!("accesses involved:\n{}", places.join("\n")));
+    }
+    if out.is_empty() {
+        out.push(first_panic(text).unwrap_or_else(|| "see the loom log".into()));
+    }
+    out.join("\n")
+}
+
+/// Criterion's mean estimate (ns) for one benchmark folder.
+fn mean_ns(dir: &Path) -> Option<f64> {
+    let text = std::fs::read_to_string(dir.join("new/estimates.json")).ok()?;
+    let json: serde_json::Value = serde_json::from_str(&text).ok()?;
+    json["mean"]["point_estimate"].as_f64()
+}
+
+fn human(ns: f64) -> String {
+    if ns >= 1e6 {
+        format!("{:.2} ms", ns / 1e6)
+    } else if ns >= 1e3 {
+        format!("{:.1} µs", ns / 1e3)
+    } else {
+        format!("{ns:.0} ns")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_every_result_line() {
+        let text = "test result: ok. 9 passed; 0 failed; 0 ignored\n\
+                    test result: FAILED. 1 passed; 2 failed; 0 ignored; 0 measured; 9 filtered out";
+        assert_eq!(count_tests(text), (10, 2));
+    }
+
+    #[test]
+    fn finds_failed_names_and_the_panic() {
+        let text = "test exercise::pop ... FAILED\ntest exercise::push ... ok\n\
+                    thread 'exercise::pop' panicked at tests/ring.rs:4:9:\nnot yet implemented: pop\nnote: run with";
+        assert_eq!(failed_tests(text), ["pop"]);
+        assert_eq!(
+            first_panic(text).unwrap(),
+            "not yet implemented: pop (at tests/ring.rs:4:9)"
+        );
+    }
+}

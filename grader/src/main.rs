@@ -1,0 +1,416 @@
+//! `cargo grade`: grades the reader's exercises, and proves that every check can fail.
+//!
+//! ```text
+//! cargo grade                 progress over all chapters
+//! cargo grade ch01            grade chapters/ch01-ring/src/exercise.rs, print a report card
+//! cargo grade ch01 --hint     hints for the checks that failed last time
+//! cargo grade --reset [ch01]  forget saved progress
+//! cargo grade --check [ch01]  for CI: the reference passes every check, the shipped
+//!                             stub fails, every mutant is caught by the check it names
+//! cargo grade --list          the chapters
+//! ```
+
+mod chapters;
+mod checks;
+mod mutants;
+mod run;
+mod state;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use chapters::{CHAPTERS, Chapter};
+use checks::{Check, Target, Verdict};
+use state::State;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let root = workspace_root();
+    let flag = |f: &str| args.iter().any(|a| a == f);
+    let names: Vec<&str> = args
+        .iter()
+        .filter(|a| !a.starts_with("--"))
+        .map(String::as_str)
+        .collect();
+    if let Some(bad) = args.iter().find(|a| {
+        a.starts_with("--")
+            && !["--check", "--hint", "--reset", "--list", "--help"].contains(&a.as_str())
+    }) {
+        eprintln!("grade: unknown option {bad}\n");
+        eprintln!("{}", usage());
+        return ExitCode::from(2);
+    }
+    if flag("--help") {
+        println!("{}", usage());
+        return ExitCode::SUCCESS;
+    }
+    let mut chosen = Vec::new();
+    for name in &names {
+        match chapters::find(name) {
+            Some(c) => chosen.push(c),
+            None => {
+                eprintln!("grade: no chapter called {name:?}. The chapters are:");
+                list();
+                return ExitCode::from(2);
+            }
+        }
+    }
+    if flag("--list") {
+        list();
+        return ExitCode::SUCCESS;
+    }
+    let mut state = State::load(&root);
+    if flag("--reset") {
+        match chosen.as_slice() {
+            [] => state.reset(None),
+            cs => cs.iter().for_each(|c| state.reset(Some(c.id))),
+        }
+        println!("grade: progress reset");
+        return ExitCode::SUCCESS;
+    }
+    if flag("--check") {
+        let all: Vec<&'static Chapter> = if chosen.is_empty() {
+            CHAPTERS.iter().collect()
+        } else {
+            chosen
+        };
+        return self_check(&root, &all);
+    }
+    match chosen.as_slice() {
+        [] => {
+            progress(&state);
+            ExitCode::SUCCESS
+        }
+        [c] if flag("--hint") => hints(&root, c, &state),
+        [c] => grade(&root, c, &mut state),
+        _ => {
+            eprintln!("grade: one chapter at a time, please (or --check for all)");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn usage() -> &'static str {
+    "usage: cargo grade [CHAPTER] [--hint] | --reset [CHAPTER] | --check [CHAPTER...] | --list\n\
+     CHAPTER is ch01, ch01-ring or 1."
+}
+
+fn list() {
+    for c in CHAPTERS {
+        eprintln!("  {:<5} {:<16} {}", c.id, c.name, c.title);
+    }
+}
+
+/// The workspace root: where `Cargo.lock` sits above this crate.
+fn workspace_root() -> PathBuf {
+    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    here.parent().map(Path::to_path_buf).unwrap_or(here)
+}
+
+fn progress(state: &State) {
+    println!("Progress (cargo grade CHAPTER to grade one):");
+    for c in CHAPTERS {
+        let mark = match state.done(c.id) {
+            Some(true) => "✓ done",
+            Some(false) => "✗ not yet",
+            None => "· not graded",
+        };
+        println!("  {:<5} {:<12} {}", c.id, mark, c.title);
+    }
+}
+
+/// Runs the checks in order; after the first failure the rest are skipped.
+fn run_checks(target: &Target, only: Option<&[Check]>) -> Vec<(Check, Verdict)> {
+    let mut results = Vec::new();
+    let mut blocked: Option<Check> = None;
+    for check in Check::ALL {
+        if only.is_some_and(|o| !o.contains(&check)) {
+            continue;
+        }
+        let verdict = match (target.not_applicable(check), blocked) {
+            (Some(v), _) => v,
+            (None, Some(b)) => Verdict::Skip(format!("not run: {} failed", b.name())),
+            (None, None) => {
+                {
+                    print!("  running {:<7}", check.name());
+                    let _ = std::io::stdout().flush();
+                }
+                let t0 = std::time::Instant::now();
+                let v = target.run(check);
+                {
+                    let word = match v {
+                        Verdict::Pass(_) => "ok",
+                        Verdict::Fail(_) => "FAILED",
+                        Verdict::Skip(_) => "-",
+                    };
+                    println!(" {word} ({:.0} s)", t0.elapsed().as_secs_f64());
+                }
+                v
+            }
+        };
+        if matches!(verdict, Verdict::Fail(_)) && blocked.is_none() {
+            blocked = Some(check);
+        }
+        results.push((check, verdict));
+    }
+    results
+}
+
+fn target<'a>(root: &'a Path, chapter: &'static Chapter, file: PathBuf, tag: &str) -> Target<'a> {
+    Target {
+        root,
+        chapter,
+        file,
+        scratch: root.join("target/grade").join(chapter.id).join(tag),
+    }
+}
+
+fn grade(root: &Path, chapter: &'static Chapter, state: &mut State) -> ExitCode {
+    let file = root.join(chapter.exercise());
+    println!("cargo grade {}: {}", chapter.id, chapter.title);
+    println!("  exercise: {}\n", chapter.exercise());
+    let results = run_checks(&target(root, chapter, file, "exercise"), None);
+    println!();
+    for (check, verdict) in &results {
+        let (mark, text) = match verdict {
+            Verdict::Pass(t) => ("✓", t),
+            Verdict::Fail(t) => ("✗", t),
+            Verdict::Skip(t) => ("-", t),
+        };
+        let mut lines = text.lines();
+        println!(
+            "  {mark} {:<7} {}",
+            check.name(),
+            lines.next().unwrap_or("")
+        );
+        for l in lines {
+            println!("            {l}");
+        }
+        if matches!(verdict, Verdict::Fail(_)) {
+            println!("            look at: {}", look_at(chapter, *check));
+        }
+    }
+    let counted: Vec<(&str, bool)> = results
+        .iter()
+        .filter(|(_, v)| !matches!(v, Verdict::Skip(s) if s.starts_with("no ")))
+        .map(|(c, v)| (c.name(), v.passed()))
+        .collect();
+    state.record(chapter.id, &counted);
+    let passed = counted.iter().filter(|c| c.1).count();
+    println!();
+    if passed == counted.len() {
+        println!("  All {passed} checks pass. On to the next chapter!");
+        ExitCode::SUCCESS
+    } else {
+        println!(
+            "  {passed} of {} checks pass. Hints: cargo grade {} --hint   (logs: target/grade/{}/exercise/)",
+            counted.len(),
+            chapter.id,
+            chapter.id
+        );
+        ExitCode::FAILURE
+    }
+}
+
+fn look_at(chapter: &Chapter, check: Check) -> String {
+    match check {
+        Check::Build => format!("the compiler's messages above, in {}", chapter.exercise()),
+        Check::Tests => format!(
+            "chapters/{}/tests/, and the \"Exercise\" section of {}",
+            chapter.name,
+            chapter.page()
+        ),
+        Check::Loom => format!(
+            "chapters/{}/tests/loom.rs and the page's orderings table",
+            chapter.name
+        ),
+        Check::Clippy => format!("cargo clippy -p {} --features exercise", chapter.name),
+        Check::Bench => format!(
+            "chapters/{}/benches/gate.rs; compare your hot path with the page's code",
+            chapter.name
+        ),
+    }
+}
+
+/// Prints the hints of the checks that failed last time (all hints if none is known).
+fn hints(root: &Path, chapter: &Chapter, state: &State) -> ExitCode {
+    let path = root.join(chapter.hints());
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        eprintln!("grade: no hints file at {}", path.display());
+        return ExitCode::FAILURE;
+    };
+    let failed = state.failed(chapter.id);
+    let mut shown = 0;
+    for section in text.split("\n## ").skip(1) {
+        let (head, body) = section.split_once('\n').unwrap_or((section, ""));
+        if failed.is_empty() || failed.iter().any(|f| head.trim() == f) {
+            println!("Hints for {}:\n{}", head.trim(), body.trim_end());
+            println!();
+            shown += 1;
+        }
+    }
+    if shown == 0 {
+        println!(
+            "No failing checks at the last grading: nothing to hint. Run cargo grade {}.",
+            chapter.id
+        );
+    }
+    ExitCode::SUCCESS
+}
+
+/// `--check`: one line per claim, then `N passed, N failed`.
+fn self_check(root: &Path, chapters: &[&'static Chapter]) -> ExitCode {
+    let (mut passed, mut failed) = (0u32, 0u32);
+    let mut claim = |ok: bool, text: String| {
+        println!("{} {text}", if ok { "ok  " } else { "FAIL" });
+        if ok { passed += 1 } else { failed += 1 }
+    };
+    for &chapter in chapters {
+        println!("== {}: the reference solution", chapter.id);
+        let reference = root.join(chapter.solution);
+        for (check, v) in run_checks(&target(root, chapter, reference.clone(), "solution"), None) {
+            let ok = !matches!(v, Verdict::Fail(_));
+            claim(
+                ok,
+                format!(
+                    "{} solution passes {}: {}",
+                    chapter.id,
+                    check.name(),
+                    one_line(&v)
+                ),
+            );
+        }
+
+        println!("== {}: the shipped stub", chapter.id);
+        let stub = shipped_stub(root, chapter);
+        let only = [Check::Build, Check::Tests];
+        let r = run_checks(&target(root, chapter, stub, "stub"), Some(&only));
+        let builds = r.first().is_some_and(|(_, v)| v.passed());
+        let tests_fail = r.get(1).is_some_and(|(_, v)| matches!(v, Verdict::Fail(_)));
+        claim(
+            builds && tests_fail,
+            format!(
+                "{} stub compiles and fails its tests: {}",
+                chapter.id,
+                summary(&r)
+            ),
+        );
+
+        let dir = root.join(chapter.mutants());
+        let mutants = match mutants::load(&dir) {
+            Ok(m) => m,
+            Err(e) => {
+                claim(false, format!("{} mutants load: {e}", chapter.id));
+                continue;
+            }
+        };
+        claim(
+            !mutants.is_empty(),
+            format!("{} has mutants ({})", chapter.id, mutants.len()),
+        );
+        let reference_text = std::fs::read_to_string(&reference).unwrap_or_default();
+        for m in mutants {
+            println!(
+                "== {}: mutant {} (must be caught by {}): {}",
+                chapter.id,
+                m.name,
+                m.caught_by.name(),
+                m.why
+            );
+            let text = match m.apply(&reference_text) {
+                Ok(t) => t,
+                Err(e) => {
+                    claim(false, e);
+                    continue;
+                }
+            };
+            let file = root
+                .join("target/grade")
+                .join(chapter.id)
+                .join("mutants")
+                .join(format!("{}.rs", m.name));
+            let _ = std::fs::create_dir_all(file.parent().expect("a parent folder"));
+            if let Err(e) = std::fs::write(&file, text) {
+                claim(
+                    false,
+                    format!("{}: cannot write {}: {e}", m.name, file.display()),
+                );
+                continue;
+            }
+            // Every check up to the named one runs: the earlier ones must pass (a
+            // "slow but correct" mutant must pass the tests), the named one must fail.
+            let upto: Vec<Check> = Check::ALL
+                .into_iter()
+                .take_while(|c| *c != m.caught_by)
+                .chain([m.caught_by])
+                .collect();
+            let r = run_checks(
+                &target(root, chapter, file, &format!("mutant-{}", m.name)),
+                Some(&upto),
+            );
+            let (last, earlier) = r.split_last().expect("at least the named check");
+            let ok = earlier.iter().all(|(_, v)| !matches!(v, Verdict::Fail(_)))
+                && matches!(last.1, Verdict::Fail(_));
+            claim(
+                ok,
+                format!(
+                    "{} mutant {} is caught by {}: {}",
+                    chapter.id,
+                    m.name,
+                    m.caught_by.name(),
+                    summary(&r)
+                ),
+            );
+        }
+    }
+    println!("grade --check: {passed} passed, {failed} failed");
+    if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// The stub as committed (so a reader's edits do not change what `--check` proves),
+/// or the file on disk outside a git checkout.
+fn shipped_stub(root: &Path, chapter: &Chapter) -> PathBuf {
+    let path = chapter.exercise();
+    let out = std::process::Command::new("git")
+        .current_dir(root)
+        .args(["show", &format!("HEAD:{path}")])
+        .output();
+    match out {
+        Ok(o) if o.status.success() => {
+            let file = root.join("target/grade").join(chapter.id).join("stub.rs");
+            let _ = std::fs::create_dir_all(file.parent().expect("a parent folder"));
+            match std::fs::write(&file, o.stdout) {
+                Ok(()) => file,
+                Err(_) => root.join(path),
+            }
+        }
+        _ => root.join(path),
+    }
+}
+
+fn one_line(v: &Verdict) -> String {
+    match v {
+        Verdict::Pass(t) | Verdict::Fail(t) | Verdict::Skip(t) => {
+            t.lines().next().unwrap_or("").to_string()
+        }
+    }
+}
+
+fn summary(results: &[(Check, Verdict)]) -> String {
+    results
+        .iter()
+        .map(|(c, v)| {
+            if v.passed() {
+                format!("{} ok", c.name())
+            } else {
+                format!("{} {}", c.name(), one_line(v))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
