@@ -13,7 +13,9 @@ cd "$root"
 MDBOOK=0.5.4
 LINKCHECK=0.13.0
 EVCXR=0.22.0
-PY_PKGS=(nbclient==0.11.0 nbformat==5.11.1 jupyter-client==8.10.0)
+# nbclient, nbformat and jupyter-client run the notebooks headless; notebook is the
+# Jupyter front end a reader opens with scripts/notebook.sh.
+PY_PKGS=(nbclient==0.11.0 nbformat==5.11.1 jupyter-client==8.10.0 notebook==7.6.5)
 VENV="$root/.venv"
 
 say() { printf '[setup] %s\n' "$*"; }
@@ -47,16 +49,29 @@ else
 fi
 
 # Python side: a venv with the notebook runner's libraries.
-if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -m pip freeze 2>/dev/null | grep -qix "${PY_PKGS[0]}"; then
+py_present() {
+  "$VENV/bin/python" - "${PY_PKGS[@]}" <<'PY' 2>/dev/null
+import sys
+from importlib import metadata
+for spec in sys.argv[1:]:
+    name, version = spec.split("==")
+    try:
+        if metadata.version(name) != version:
+            sys.exit(1)
+    except metadata.PackageNotFoundError:
+        sys.exit(1)
+PY
+}
+if [ -x "$VENV/bin/python" ] && py_present; then
   say "python venv: present, skipped"
 else
-  say "python venv: creating $VENV with ${PY_PKGS[*]} (seconds)"
-  python3 -m venv "$VENV"
+  say "python venv: installing ${PY_PKGS[*]} into $VENV (under a minute)"
+  [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
   "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "${PY_PKGS[@]}"
 fi
 
 say "all tools present"
 if [ "${1:-}" = serve ]; then
   say "serving the book on http://127.0.0.1:3000 (Ctrl-C stops it)"
-  exec mdbook serve --hostname 127.0.0.1 --port 3000 --open=false 2>/dev/null || exec mdbook serve --hostname 127.0.0.1 --port 3000
+  exec mdbook serve --hostname 127.0.0.1 --port 3000
 fi

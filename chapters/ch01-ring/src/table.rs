@@ -34,11 +34,8 @@ pub fn render<T: Debug>(q: &RawRing<T>) -> String {
         }
         let task = task.as_ref().map_or("-".to_string(), |t| format!("{t:?}"));
         let index = index.map_or("-".to_string(), |i| i.to_string());
-        let _ = writeln!(
-            out,
-            "{slot:>4} | {index:>11} | {task:<10} | {}",
-            marks.join(" ")
-        );
+        let row = format!("{slot:>4} | {index:>11} | {task:<10} | {}", marks.join(" "));
+        let _ = writeln!(out, "{}", row.trim_end());
     }
     out
 }

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Opens the chapter notebooks in Jupyter (Rust kernel: evcxr) on 127.0.0.1:8888.
+# Needs scripts/setup.sh to have run once.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+[ -x "$root/.venv/bin/jupyter-notebook" ] || { echo "Jupyter is not installed yet: run scripts/setup.sh first" >&2; exit 1; }
+export EVCXR_TMPDIR="${EVCXR_TMPDIR:-$root/target/evcxr}"
+mkdir -p "$EVCXR_TMPDIR"
+exec "$root/.venv/bin/jupyter-notebook" --ip 127.0.0.1 --port 8888 --no-browser --notebook-dir "$root/notebooks"

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Executes notebooks headless with the evcxr (Rust) kernel and fails on any error.
+
+    .venv/bin/python scripts/run_notebooks.py [--write] [NOTEBOOK ...]
+
+Without arguments, runs every notebooks/*.ipynb. With --write, saves the executed
+outputs back into each notebook (that is how the committed outputs are made); without
+it the files are left untouched.
+
+Two failures that nbclient does not report on its own are caught here:
+- a compile error: nbclient raises, but the compiler's message is only in the cell's
+  error output, so it is printed from there;
+- a panic: evcxr prints it on stderr and the cell still "succeeds", so every stderr
+  stream is searched for `panicked at`.
+"""
+import os
+import sys
+import time
+
+import nbformat
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TIMEOUT = int(os.environ.get("NOTEBOOK_CELL_TIMEOUT", "900"))
+
+
+def problems(nb):
+    """(cell number, text) for every error output and every panic in the notebook."""
+    found = []
+    for n, cell in enumerate(nb.cells):
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "error":
+                text = "\n".join(out.get("traceback", [])) or f"{out.get('ename')}: {out.get('evalue')}"
+                found.append((n, text))
+            elif out.get("output_type") == "stream" and "panicked at" in out.get("text", ""):
+                found.append((n, out["text"]))
+    return found
+
+
+def run(path, write):
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(
+        nb,
+        kernel_name="rust",
+        timeout=TIMEOUT,
+        allow_errors=True,  # keep going so that every error is collected and shown
+        resources={"metadata": {"path": os.path.dirname(path)}},
+    )
+    start = time.time()
+    try:
+        client.execute()
+    except CellExecutionError as e:  # with allow_errors this is rare; report it all the same
+        return [(-1, str(e))], time.time() - start
+    except Exception as e:  # kernel died, timeout, kernel missing
+        return [(-1, f"{type(e).__name__}: {e}")], time.time() - start
+    if write:
+        nbformat.write(nb, path)
+    return problems(nb), time.time() - start
+
+
+def main(args):
+    write = "--write" in args
+    paths = [a for a in args if not a.startswith("--")]
+    if not paths:
+        folder = os.path.join(ROOT, "notebooks")
+        paths = sorted(os.path.join(folder, f) for f in os.listdir(folder) if f.endswith(".ipynb"))
+    # evcxr builds each cell in a cargo project under EVCXR_TMPDIR; keeping it in target/
+    # (outside the workspace's members) lets later runs reuse the compiled dependencies.
+    os.environ.setdefault("EVCXR_TMPDIR", os.path.join(ROOT, "target", "evcxr"))
+    os.makedirs(os.environ["EVCXR_TMPDIR"], exist_ok=True)
+    failed = 0
+    for path in paths:
+        print(f"[notebooks] {os.path.relpath(path, ROOT)}: running...", flush=True)
+        found, secs = run(os.path.abspath(path), write)
+        if found:
+            failed += 1
+            print(f"[notebooks] {os.path.relpath(path, ROOT)}: FAILED after {secs:.0f} s")
+            for n, text in found:
+                where = f"cell {n}" if n >= 0 else "notebook"
+                print(f"  --- {where} ---\n" + "\n".join("  " + l for l in text.splitlines()))
+        else:
+            print(f"[notebooks] {os.path.relpath(path, ROOT)}: ok in {secs:.0f} s")
+    print(f"notebooks: {len(paths) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
