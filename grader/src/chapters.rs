@@ -8,7 +8,7 @@ pub struct Chapter {
     pub name: &'static str,
     /// Title on the report card.
     pub title: &'static str,
-    /// The reference solution: the chapter's own mechanism module.
+    /// The reference solution (a link to the chapter's own mechanism module).
     pub solution: &'static str,
     /// Whether the chapter has loom models in `tests/loom.rs`.
     pub loom: bool,
@@ -40,7 +40,7 @@ pub const CHAPTERS: &[Chapter] = &[Chapter {
     id: "ch01",
     name: "ch01-ring",
     title: "Chapter 1: a single-owner ring",
-    solution: "chapters/ch01-ring/src/ops.rs",
+    solution: "solutions/ch01-ring/ops.rs",
     loom: false,
     gate_ratio: Some(2.0),
 }];

@@ -144,53 +144,48 @@ impl Target<'_> {
     }
 
     fn build(&self) -> Verdict {
-        let out = self.go(
-            Check::Build,
-            self.cargo(&["test", "--no-run", "--message-format", "short"]),
-        );
-        if let Some(v) = self.hang(Check::Build, &out) {
+        let cmd = self.cargo(&["test", "--no-run", "--message-format", "short"]);
+        self.compiler_check(Check::Build, cmd, "compiles", "does not compile")
+    }
+
+    fn clippy(&self) -> Verdict {
+        let cmd = self.cargo(&[
+            "clippy",
+            "--lib",
+            "--message-format",
+            "short",
+            "--",
+            "-D",
+            "warnings",
+        ]);
+        self.compiler_check(Check::Clippy, cmd, "no warnings", "clippy warns")
+    }
+
+    /// A check that passes when rustc (or clippy) is silent, and otherwise quotes its
+    /// first few messages.
+    fn compiler_check(&self, check: Check, cmd: Command, pass: &str, fail: &str) -> Verdict {
+        let out = self.go(check, cmd);
+        if let Some(v) = self.hang(check, &out) {
             return v;
         }
         if out.ok() {
-            return Verdict::Pass("compiles".into());
+            return Verdict::Pass(pass.into());
         }
-        let errors: Vec<&str> = out
+        let messages: Vec<&str> = out
             .text
             .lines()
-            .filter(|l| l.contains("error"))
+            .filter(|l| l.contains("error") && !l.starts_with("error: could not compile"))
             .take(4)
             .collect();
-        Verdict::Fail(format!("does not compile:\n{}", errors.join("\n")))
+        Verdict::Fail(format!("{fail}:\n{}", messages.join("\n")))
     }
 
     fn tests(&self) -> Verdict {
         let out = self.go(Check::Tests, self.cargo(&["test", "--", "exercise::"]));
-        if let Some(v) = self.hang(Check::Tests, &out) {
-            return v;
-        }
-        let (passed, failed) = count_tests(&out.text);
-        if out.ok() && passed > 0 && failed == 0 {
-            return Verdict::Pass(format!("{passed} tests pass"));
-        }
-        if out.ok() && passed == 0 {
-            return Verdict::Fail("no test ran: the exercise's tests were not selected".into());
-        }
-        let names = failed_tests(&out.text);
-        let why =
-            first_panic(&out.text).unwrap_or_else(|| format!("see {}", self.log(Check::Tests)));
-        Verdict::Fail(format!(
-            "{failed} of {} failed: {}\n{why}",
-            passed + failed,
-            names.iter().take(3).cloned().collect::<Vec<_>>().join(", ")
-        ))
+        self.test_check(Check::Tests, &out, "tests", first_panic)
     }
 
     fn loom(&self) -> Verdict {
-        if !self.chapter.loom {
-            return Verdict::Skip(
-                "no loom models in this chapter (one owner, nothing to interleave)".into(),
-            );
-        }
         let mut cmd = self.cargo(&[
             "test",
             "--release",
@@ -205,47 +200,44 @@ impl Target<'_> {
             .env("LOOM_MAX_PREEMPTIONS", "3")
             .env("LOOM_LOCATION", "1");
         let out = self.go(Check::Loom, cmd);
-        if let Some(v) = self.hang(Check::Loom, &out) {
+        self.test_check(Check::Loom, &out, "loom models", |text| {
+            Some(explain_loom(text))
+        })
+    }
+
+    /// A check run by the libtest harness: passes when at least one test ran and none
+    /// failed (a filter that selects nothing must not pass), and otherwise names the
+    /// failed tests and explains the first failure with `explain`.
+    fn test_check(
+        &self,
+        check: Check,
+        out: &Output,
+        what: &str,
+        explain: fn(&str) -> Option<String>,
+    ) -> Verdict {
+        if let Some(v) = self.hang(check, out) {
             return v;
         }
         let (passed, failed) = count_tests(&out.text);
         if out.ok() && passed > 0 && failed == 0 {
-            return Verdict::Pass(format!("{passed} loom models pass"));
+            return Verdict::Pass(format!("{passed} {what} pass"));
         }
         if out.ok() && passed == 0 {
-            return Verdict::Fail("no loom model ran: the models were not selected".into());
+            return Verdict::Fail(format!(
+                "no {what} ran: the exercise's {what} were not selected"
+            ));
         }
+        if failed == 0 {
+            // It failed before any test reported: a build error or a crash of the harness.
+            return Verdict::Fail(format!("did not run: see {}", self.log(check)));
+        }
+        let names = failed_tests(&out.text);
+        let why = explain(&out.text).unwrap_or_else(|| format!("see {}", self.log(check)));
         Verdict::Fail(format!(
-            "{failed} loom model(s) failed: {}\n{}",
-            failed_tests(&out.text).join(", "),
-            explain_loom(&out.text)
+            "{failed} of {} {what} failed: {}\n{why}",
+            passed + failed,
+            names.iter().take(3).cloned().collect::<Vec<_>>().join(", ")
         ))
-    }
-
-    fn clippy(&self) -> Verdict {
-        let cmd = self.cargo(&[
-            "clippy",
-            "--lib",
-            "--message-format",
-            "short",
-            "--",
-            "-D",
-            "warnings",
-        ]);
-        let out = self.go(Check::Clippy, cmd);
-        if let Some(v) = self.hang(Check::Clippy, &out) {
-            return v;
-        }
-        if out.ok() {
-            return Verdict::Pass("no warnings".into());
-        }
-        let found: Vec<&str> = out
-            .text
-            .lines()
-            .filter(|l| l.contains("error:") && !l.starts_with("error: could not"))
-            .take(3)
-            .collect();
-        Verdict::Fail(format!("clippy warns:\n{}", found.join("\n")))
     }
 
     fn bench(&self) -> Verdict {

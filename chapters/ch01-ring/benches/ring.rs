@@ -13,16 +13,22 @@ use crossbeam_deque::Worker;
 
 const BATCH: u64 = 256;
 
-fn push_pop(c: &mut Criterion) {
-    let mut g = c.benchmark_group("push_pop_lifo");
-    g.throughput(Throughput::Elements(2 * BATCH)); // one push and one pop per task
+/// One group: `BATCH` pushes then takes until empty, LIFO (`pop`) or FIFO (`poll_fifo`),
+/// for the three queues. The mode is fixed per group, so the branch on it predicts perfectly.
+fn push_then_take(c: &mut Criterion, fifo: bool) {
+    let mut g = c.benchmark_group(if fifo {
+        "push_pop_fifo"
+    } else {
+        "push_pop_lifo"
+    });
+    g.throughput(Throughput::Elements(2 * BATCH)); // one push and one take per task
     let mut ring = Ring::new();
     g.bench_function("ch01 Ring", |b| {
         b.iter(|| {
             for i in 0..BATCH {
                 ring.push(black_box(i)).unwrap();
             }
-            while let Some(t) = ring.pop() {
+            while let Some(t) = ring.next_local_task(fifo) {
                 black_box(t);
             }
         })
@@ -33,12 +39,20 @@ fn push_pop(c: &mut Criterion) {
             for i in 0..BATCH {
                 deque.push_back(black_box(i));
             }
-            while let Some(t) = deque.pop_back() {
+            while let Some(t) = if fifo {
+                deque.pop_front()
+            } else {
+                deque.pop_back()
+            } {
                 black_box(t);
             }
         })
     });
-    let worker = Worker::new_lifo();
+    let worker = if fifo {
+        Worker::new_fifo()
+    } else {
+        Worker::new_lifo()
+    };
     g.bench_function("crossbeam Worker", |b| {
         b.iter(|| {
             for i in 0..BATCH {
@@ -52,43 +66,12 @@ fn push_pop(c: &mut Criterion) {
     g.finish();
 }
 
+fn push_pop(c: &mut Criterion) {
+    push_then_take(c, false);
+}
+
 fn push_poll_fifo(c: &mut Criterion) {
-    let mut g = c.benchmark_group("push_pop_fifo");
-    g.throughput(Throughput::Elements(2 * BATCH));
-    let mut ring = Ring::new();
-    g.bench_function("ch01 Ring", |b| {
-        b.iter(|| {
-            for i in 0..BATCH {
-                ring.push(black_box(i)).unwrap();
-            }
-            while let Some(t) = ring.poll_fifo() {
-                black_box(t);
-            }
-        })
-    });
-    let mut deque = VecDeque::with_capacity(BATCH as usize);
-    g.bench_function("VecDeque", |b| {
-        b.iter(|| {
-            for i in 0..BATCH {
-                deque.push_back(black_box(i));
-            }
-            while let Some(t) = deque.pop_front() {
-                black_box(t);
-            }
-        })
-    });
-    let worker = Worker::new_fifo();
-    g.bench_function("crossbeam Worker", |b| {
-        b.iter(|| {
-            for i in 0..BATCH {
-                worker.push(black_box(i));
-            }
-            while let Some(t) = worker.pop() {
-                black_box(t);
-            }
-        })
-    });
-    g.finish();
+    push_then_take(c, true);
 }
 
 criterion_group!(benches, push_pop, push_poll_fifo);

@@ -1,0 +1,1 @@
+../../chapters/ch01-ring/src/ops.rs
