@@ -52,3 +52,18 @@ pub fn find(name: &str) -> Option<&'static Chapter> {
         name == c.id || name == c.name || name.parse::<u32>().ok() == c.id[2..].parse::<u32>().ok()
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_a_chapter_by_any_of_its_names() {
+        for name in ["ch01", "ch01-ring", "1", "01", " CH01 "] {
+            assert_eq!(find(name).map(|c| c.id), Some("ch01"), "{name:?}");
+        }
+        for name in ["ch9", "ring", "", "0"] {
+            assert!(find(name).is_none(), "{name:?}");
+        }
+    }
+}

@@ -59,8 +59,9 @@ pub fn run(mut cmd: Command, limit: Duration, log: Option<&PathBuf>) -> Output {
         }
         if start.elapsed() > limit {
             timed_out = true;
+            // `--` so that the negative number (the process group) is not read as an option.
             let _ = Command::new("kill")
-                .arg("-KILL")
+                .args(["-KILL", "--"])
                 .arg(format!("-{}", child.id()))
                 .status();
             let _ = child.kill();
@@ -80,5 +81,36 @@ pub fn run(mut cmd: Command, limit: Duration, log: Option<&PathBuf>) -> Output {
         code: status.and_then(|s| s.code()),
         timed_out,
         text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_hang_is_cut_with_its_children() {
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", "echo started; sleep 30 & wait"]);
+        let t0 = Instant::now();
+        let out = run(cmd, Duration::from_millis(300), None);
+        assert!(out.timed_out && !out.ok());
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "the child and its sleep were killed"
+        );
+        assert!(
+            out.text.contains("started"),
+            "output before the cut is kept"
+        );
+    }
+
+    #[test]
+    fn exit_code_and_both_streams_are_kept() {
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", "echo out; echo err >&2; exit 3"]);
+        let out = run(cmd, Duration::from_secs(10), None);
+        assert_eq!((out.code, out.timed_out), (Some(3), false));
+        assert!(out.text.contains("out") && out.text.contains("err"));
     }
 }
