@@ -14,6 +14,7 @@ Two failures that nbclient does not report on its own are caught here:
   stream is searched for `panicked at`.
 """
 import os
+import re
 import sys
 import time
 
@@ -23,18 +24,22 @@ from nbclient.exceptions import CellExecutionError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TIMEOUT = int(os.environ.get("NOTEBOOK_CELL_TIMEOUT", "900"))
+ANSI = re.compile(r"\x1b\[[0-9;]*m")  # evcxr colours its compiler messages
 
 
 def problems(nb):
     """(cell number, text) for every error output and every panic in the notebook."""
     found = []
     for n, cell in enumerate(nb.cells):
-        for out in cell.get("outputs", []):
+        outputs = cell.get("outputs", [])
+        for out in outputs:
             if out.get("output_type") == "error":
                 text = "\n".join(out.get("traceback", [])) or f"{out.get('ename')}: {out.get('evalue')}"
                 found.append((n, text))
-            elif out.get("output_type") == "stream" and "panicked at" in out.get("text", ""):
-                found.append((n, out["text"]))
+        # A panic's message can come in several stream chunks: show the cell's whole stderr.
+        stderr = "".join(o.get("text", "") for o in outputs if o.get("output_type") == "stream" and o.get("name") == "stderr")
+        if "panicked at" in stderr:
+            found.append((n, stderr))
     return found
 
 
@@ -78,7 +83,7 @@ def main(args):
             print(f"[notebooks] {os.path.relpath(path, ROOT)}: FAILED after {secs:.0f} s")
             for n, text in found:
                 where = f"cell {n}" if n >= 0 else "notebook"
-                print(f"  --- {where} ---\n" + "\n".join("  " + l for l in text.splitlines()))
+                print(f"  --- {where} ---\n" + "\n".join("  " + l for l in ANSI.sub("", text).splitlines()))
         else:
             print(f"[notebooks] {os.path.relpath(path, ROOT)}: ok in {secs:.0f} s")
     print(f"notebooks: {len(paths) - failed} passed, {failed} failed")

@@ -71,6 +71,17 @@ notebooks() {
   .venv/bin/python scripts/run_notebooks.py
 }
 
+# The runner must be able to fail: a fixture with a panicking cell and one with a
+# compile error must each fail the run, with the panic or the compiler's message shown.
+notebook_runner_fails() {
+  local out ok=0
+  out=$(.venv/bin/python scripts/run_notebooks.py scripts/fixtures/panics.ipynb 2>&1) && { echo "a panicking cell passed"; ok=1; }
+  grep -q "index out of bounds" <<<"$out" || { echo "the panic's message was not shown:"; echo "$out"; ok=1; }
+  out=$(.venv/bin/python scripts/run_notebooks.py scripts/fixtures/compile_error.ipynb 2>&1) && { echo "a compile error passed"; ok=1; }
+  grep -q "expected \`u32\`, found \`&str\`" <<<"$out" || { echo "the compiler's message was not shown:"; echo "$out"; ok=1; }
+  [ $ok = 0 ] && echo "the runner rejects a panicking cell and a compile error, and shows why"
+}
+
 step "cargo fmt --check" cargo fmt --all -- --check
 step "cargo clippy -D warnings" cargo clippy -q --workspace --all-targets -- -D warnings
 step "cargo test (unit, property, probe, doc tests)" cargo test -q --workspace
@@ -79,6 +90,7 @@ step "loom models" loom_models
 step "cargo grade --check (solutions pass, stubs and mutants fail)" cargo grade --check
 step "book: mdbook build + link check" book_build
 step "book: mdbook test (snippets)" book_snippets
+step "notebook runner fails on a panic and on a compile error" notebook_runner_fails
 step "notebooks (headless, evcxr)" notebooks
 
 echo
