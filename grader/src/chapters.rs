@@ -36,14 +36,24 @@ impl Chapter {
     }
 }
 
-pub const CHAPTERS: &[Chapter] = &[Chapter {
-    id: "ch01",
-    name: "ch01-ring",
-    title: "Chapter 1: a single-owner ring",
-    solution: "solutions/ch01-ring/ops.rs",
-    loom: false,
-    gate_ratio: Some(2.0),
-}];
+pub const CHAPTERS: &[Chapter] = &[
+    Chapter {
+        id: "ch01",
+        name: "ch01-ring",
+        title: "Chapter 1: a single-owner ring",
+        solution: "solutions/ch01-ring/ops.rs",
+        loom: false,
+        gate_ratio: Some(2.0),
+    },
+    Chapter {
+        id: "ch02",
+        name: "ch02-poll",
+        title: "Chapter 2: the thief's poll()",
+        solution: "solutions/ch02-poll/poll.rs",
+        loom: true,
+        gate_ratio: Some(1.5),
+    },
+];
 
 /// Finds a chapter by `ch01`, `ch01-ring`, `1` or `01`.
 pub fn find(name: &str) -> Option<&'static Chapter> {
@@ -62,6 +72,7 @@ mod tests {
         for name in ["ch01", "ch01-ring", "1", "01", " CH01 "] {
             assert_eq!(find(name).map(|c| c.id), Some("ch01"), "{name:?}");
         }
+        assert_eq!(find("2").map(|c| c.name), Some("ch02-poll"));
         for name in ["ch9", "ring", "", "0"] {
             assert!(find(name).is_none(), "{name:?}");
         }

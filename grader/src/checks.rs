@@ -19,13 +19,8 @@ pub enum Check {
 }
 
 impl Check {
-    pub const ALL: [Check; 5] = [
-        Check::Build,
-        Check::Tests,
-        Check::Loom,
-        Check::Clippy,
-        Check::Bench,
-    ];
+    pub const ALL: [Check; 5] =
+        [Check::Build, Check::Tests, Check::Loom, Check::Clippy, Check::Bench];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -103,10 +98,7 @@ impl Target<'_> {
     }
 
     fn log(&self, check: Check) -> String {
-        self.scratch
-            .join(format!("{}.log", check.name()))
-            .display()
-            .to_string()
+        self.scratch.join(format!("{}.log", check.name())).display().to_string()
     }
 
     /// `Some` when the chapter has nothing for this check to do.
@@ -149,15 +141,8 @@ impl Target<'_> {
     }
 
     fn clippy(&self) -> Verdict {
-        let cmd = self.cargo(&[
-            "clippy",
-            "--lib",
-            "--message-format",
-            "short",
-            "--",
-            "-D",
-            "warnings",
-        ]);
+        let cmd =
+            self.cargo(&["clippy", "--lib", "--message-format", "short", "--", "-D", "warnings"]);
         self.compiler_check(Check::Clippy, cmd, "no warnings", "clippy warns")
     }
 
@@ -200,9 +185,7 @@ impl Target<'_> {
             .env("LOOM_MAX_PREEMPTIONS", "3")
             .env("LOOM_LOCATION", "1");
         let out = self.go(Check::Loom, cmd);
-        self.test_check(Check::Loom, &out, "loom models", |text| {
-            Some(explain_loom(text))
-        })
+        self.test_check(Check::Loom, &out, "loom models", |text| Some(explain_loom(text)))
     }
 
     /// A check run by the libtest harness: passes when at least one test ran and none
@@ -228,8 +211,11 @@ impl Target<'_> {
             ));
         }
         if failed == 0 {
-            // It failed before any test reported: a build error or a crash of the harness.
-            return Verdict::Fail(format!("did not run: see {}", self.log(check)));
+            // No test reported a failure, yet the run failed: the test process crashed (a
+            // double free aborts it), or it never started (see the log).
+            return Verdict::Fail(
+                crash(&out.text).unwrap_or_else(|| format!("did not run: see {}", self.log(check))),
+            );
         }
         let names = failed_tests(&out.text);
         let why = explain(&out.text).unwrap_or_else(|| format!("see {}", self.log(check)));
@@ -244,6 +230,38 @@ impl Target<'_> {
         let Some(limit) = self.chapter.gate_ratio else {
             return Verdict::Skip("no benchmark gate in this chapter".into());
         };
+        // A ratio over the limit is measured once more before it counts: on a small shared
+        // machine one run can be skewed by a neighbour; two in a row are not.
+        let mut best: Option<(f64, f64)> = None;
+        for _ in 0..2 {
+            match self.gate_run() {
+                Ok((exercise, reference)) => {
+                    if best.is_none_or(|(e, r)| exercise / reference < e / r) {
+                        best = Some((exercise, reference));
+                    }
+                }
+                Err(v) => return v,
+            }
+            if best.is_some_and(|(e, r)| e / r <= limit) {
+                break;
+            }
+        }
+        let (exercise, reference) = best.expect("at least one run");
+        let ratio = exercise / reference;
+        let numbers = format!(
+            "{} vs reference {} per run: {ratio:.2}x (limit {limit:.1}x)",
+            human(exercise),
+            human(reference)
+        );
+        if ratio <= limit {
+            Verdict::Pass(numbers)
+        } else {
+            Verdict::Fail(format!("too slow: {numbers}"))
+        }
+    }
+
+    /// One run of `benches/gate.rs`: the fastest mean of each side, in ns.
+    fn gate_run(&self) -> Result<(f64, f64), Verdict> {
         let home = self.scratch.join("criterion");
         let _ = std::fs::remove_dir_all(&home);
         let mut cmd = self.cargo(&[
@@ -259,38 +277,24 @@ impl Target<'_> {
         ]);
         cmd.env("CRITERION_HOME", &home);
         let out = self.go(Check::Bench, cmd);
-        if let Some(v) = self.hang(Check::Bench, &out) {
-            return Verdict::Fail(match v {
-                Verdict::Fail(s) => format!("{s}; far slower than the reference"),
-                other => format!("{other:?}"),
-            });
+        if let Some(Verdict::Fail(s)) = self.hang(Check::Bench, &out) {
+            return Err(Verdict::Fail(format!("{s}; far slower than the reference")));
         }
         if !out.ok() {
             let why =
                 first_panic(&out.text).unwrap_or_else(|| format!("see {}", self.log(Check::Bench)));
-            return Verdict::Fail(format!("the benchmark did not finish: {why}"));
+            return Err(Verdict::Fail(format!("the benchmark did not finish: {why}")));
         }
         let fastest = |side: &str| {
             (1..=2)
                 .filter_map(|round| mean_ns(&home.join(format!("gate/{side}-{round}"))))
                 .reduce(f64::min)
         };
-        let (Some(reference), Some(exercise)) = (fastest("reference"), fastest("exercise")) else {
-            return Verdict::Fail(format!(
-                "criterion wrote no estimates under {}",
-                home.display()
-            ));
-        };
-        let ratio = exercise / reference;
-        let numbers = format!(
-            "{} vs reference {} per run: {ratio:.2}x (limit {limit:.1}x)",
-            human(exercise),
-            human(reference)
-        );
-        if ratio <= limit {
-            Verdict::Pass(numbers)
-        } else {
-            Verdict::Fail(format!("too slow: {numbers}"))
+        match (fastest("exercise"), fastest("reference")) {
+            (Some(e), Some(r)) => Ok((e, r)),
+            _ => {
+                Err(Verdict::Fail(format!("criterion wrote no estimates under {}", home.display())))
+            }
         }
     }
 }
@@ -318,20 +322,30 @@ fn failed_tests(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// Which test was running when the test process died, and how.
+fn crash(text: &str) -> Option<String> {
+    let signal = text.lines().find(|l| l.contains("(signal:"))?;
+    let how = signal.rsplit("(signal: ").next().unwrap_or(signal).trim_end_matches(')');
+    let running = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("test "))
+        .find(|l| !(l.ends_with(" ok") || l.ends_with(" FAILED") || l.ends_with(" ignored")))
+        .map(|l| l.split(" ... ").next().unwrap_or(l).rsplit("::").next().unwrap_or(l).to_string())
+        .unwrap_or_else(|| "?".into());
+    let mut why = format!("the test process died ({how}) in {running}");
+    if text.contains("double free") {
+        why.push_str(": a task was freed twice, so two threads took the same task");
+    }
+    Some(why)
+}
+
 /// The first panic message and its location, without the backtrace.
 fn first_panic(text: &str) -> Option<String> {
     let mut lines = text.lines();
     let at = lines.find(|l| l.contains("panicked at"))?;
-    let place = at
-        .split("panicked at")
-        .nth(1)
-        .unwrap_or("")
-        .trim()
-        .trim_end_matches(':');
-    let msg: Vec<&str> = lines
-        .take_while(|l| !l.starts_with("note:") && !l.is_empty())
-        .take(4)
-        .collect();
+    let place = at.split("panicked at").nth(1).unwrap_or("").trim().trim_end_matches(':');
+    let msg: Vec<&str> =
+        lines.take_while(|l| !l.starts_with("note:") && !l.is_empty()).take(4).collect();
     Some(format!("{} (at {place})", msg.join(" / ")))
 }
 
@@ -399,13 +413,24 @@ mod tests {
     }
 
     #[test]
+    fn explains_a_crash() {
+        let text = "running 5 tests\ntest exercise::two_thieves ... free(): double free detected in tcache 2\n\
+                    process didn't exit successfully: `x` (signal: 6, SIGABRT: process abort signal)";
+        let why = crash(text).unwrap();
+        assert!(
+            why.contains("two_thieves")
+                && why.contains("SIGABRT")
+                && why.contains("took the same task"),
+            "{why}"
+        );
+        assert_eq!(crash("test a ... ok"), None);
+    }
+
+    #[test]
     fn finds_failed_names_and_the_panic() {
         let text = "test exercise::pop ... FAILED\ntest exercise::push ... ok\n\
                     thread 'exercise::pop' panicked at tests/ring.rs:4:9:\nnot yet implemented: pop\nnote: run with";
         assert_eq!(failed_tests(text), ["pop"]);
-        assert_eq!(
-            first_panic(text).unwrap(),
-            "not yet implemented: pop (at tests/ring.rs:4:9)"
-        );
+        assert_eq!(first_panic(text).unwrap(), "not yet implemented: pop (at tests/ring.rs:4:9)");
     }
 }

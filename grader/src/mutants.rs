@@ -46,29 +46,19 @@ impl Mutant {
             }
         }
         while lines.next().is_some() {
-            let old: Vec<&str> = lines
-                .by_ref()
-                .take_while(|l| !l.starts_with("+++ with"))
-                .collect();
+            let old: Vec<&str> =
+                lines.by_ref().take_while(|l| !l.starts_with("+++ with")).collect();
             let mut new = Vec::new();
             while let Some(l) = lines.next_if(|l| !l.starts_with("--- replace")) {
                 new.push(l);
             }
-            edits.push((
-                old.join("\n"),
-                new.join("\n").trim_end_matches('\n').to_string(),
-            ));
+            edits.push((old.join("\n"), new.join("\n").trim_end_matches('\n').to_string()));
         }
         let caught_by = caught_by.ok_or(format!("{name}: no `caught-by:` line"))?;
         if edits.is_empty() {
             return Err(format!("{name}: no `--- replace` edit"));
         }
-        Ok(Mutant {
-            name: name.to_string(),
-            caught_by,
-            why: why.join(" "),
-            edits,
-        })
+        Ok(Mutant { name: name.to_string(), caught_by, why: why.join(" "), edits })
     }
 
     /// The reference with this mutant's edits applied.
@@ -116,14 +106,8 @@ mod tests {
     #[test]
     fn parses_and_applies() {
         let m = Mutant::parse("m", M).unwrap();
-        assert_eq!(
-            (m.caught_by, m.why.as_str()),
-            (Check::Tests, "Masks with cap. Two lines.")
-        );
-        assert_eq!(
-            m.apply("fn f() {\n    a & b\n}").unwrap(),
-            "fn f() {\n    a | b\n}"
-        );
+        assert_eq!((m.caught_by, m.why.as_str()), (Check::Tests, "Masks with cap. Two lines."));
+        assert_eq!(m.apply("fn f() {\n    a & b\n}").unwrap(), "fn f() {\n    a | b\n}");
     }
 
     #[test]

@@ -28,10 +28,7 @@ impl Output {
 pub fn run(mut cmd: Command, limit: Duration, log: Option<&PathBuf>) -> Output {
     let (mut reader, writer) = std::io::pipe().expect("a pipe for the child's output");
     let writer2 = writer.try_clone().expect("a second handle on the pipe");
-    cmd.stdin(Stdio::null())
-        .stdout(writer)
-        .stderr(writer2)
-        .process_group(0);
+    cmd.stdin(Stdio::null()).stdout(writer).stderr(writer2).process_group(0);
     let start = Instant::now();
     let mut child = match cmd.spawn() {
         Ok(c) => c,
@@ -60,10 +57,8 @@ pub fn run(mut cmd: Command, limit: Duration, log: Option<&PathBuf>) -> Output {
         if start.elapsed() > limit {
             timed_out = true;
             // `--` so that the negative number (the process group) is not read as an option.
-            let _ = Command::new("kill")
-                .args(["-KILL", "--"])
-                .arg(format!("-{}", child.id()))
-                .status();
+            let _ =
+                Command::new("kill").args(["-KILL", "--"]).arg(format!("-{}", child.id())).status();
             let _ = child.kill();
             break child.wait().ok();
         }
@@ -77,11 +72,7 @@ pub fn run(mut cmd: Command, limit: Duration, log: Option<&PathBuf>) -> Output {
     if let Some(path) = log {
         let _ = std::fs::write(path, &text);
     }
-    Output {
-        code: status.and_then(|s| s.code()),
-        timed_out,
-        text,
-    }
+    Output { code: status.and_then(|s| s.code()), timed_out, text }
 }
 
 #[cfg(test)]
@@ -95,14 +86,8 @@ mod tests {
         let t0 = Instant::now();
         let out = run(cmd, Duration::from_millis(300), None);
         assert!(out.timed_out && !out.ok());
-        assert!(
-            t0.elapsed() < Duration::from_secs(10),
-            "the child and its sleep were killed"
-        );
-        assert!(
-            out.text.contains("started"),
-            "output before the cut is kept"
-        );
+        assert!(t0.elapsed() < Duration::from_secs(10), "the child and its sleep were killed");
+        assert!(out.text.contains("started"), "output before the cut is kept");
     }
 
     #[test]

@@ -40,11 +40,7 @@ impl State {
     pub fn failed(&self, chapter: &str) -> Vec<String> {
         self.data[chapter]["failed"]
             .as_array()
-            .map(|a| {
-                a.iter()
-                    .filter_map(|v| v.as_str().map(String::from))
-                    .collect()
-            })
+            .map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect())
             .unwrap_or_default()
     }
 
@@ -66,10 +62,7 @@ impl State {
         }
         let text = serde_json::to_string_pretty(&self.data).unwrap_or_default();
         if let Err(e) = std::fs::write(&self.path, text) {
-            eprintln!(
-                "grade: could not save progress to {}: {e}",
-                self.path.display()
-            );
+            eprintln!("grade: could not save progress to {}: {e}", self.path.display());
         }
     }
 }

@@ -35,12 +35,8 @@ fn gate(c: &mut Criterion) {
     // whichever goes first on a busy machine otherwise pays for the warm-up of both.
     let mut g = c.benchmark_group("gate");
     for round in 1..=2 {
-        g.bench_function(format!("reference-{round}"), |b| {
-            b.iter(workload::<Reference>)
-        });
-        g.bench_function(format!("exercise-{round}"), |b| {
-            b.iter(workload::<Exercise>)
-        });
+        g.bench_function(format!("reference-{round}"), |b| b.iter(workload::<Reference>));
+        g.bench_function(format!("exercise-{round}"), |b| b.iter(workload::<Exercise>));
     }
     g.finish();
 }

@@ -16,11 +16,7 @@ const BATCH: u64 = 256;
 /// One group: `BATCH` pushes then takes until empty, LIFO (`pop`) or FIFO (`poll_fifo`),
 /// for the three queues. The mode is fixed per group, so the branch on it predicts perfectly.
 fn push_then_take(c: &mut Criterion, fifo: bool) {
-    let mut g = c.benchmark_group(if fifo {
-        "push_pop_fifo"
-    } else {
-        "push_pop_lifo"
-    });
+    let mut g = c.benchmark_group(if fifo { "push_pop_fifo" } else { "push_pop_lifo" });
     g.throughput(Throughput::Elements(2 * BATCH)); // one push and one take per task
     let mut ring = Ring::new();
     g.bench_function("ch01 Ring", |b| {
@@ -39,20 +35,12 @@ fn push_then_take(c: &mut Criterion, fifo: bool) {
             for i in 0..BATCH {
                 deque.push_back(black_box(i));
             }
-            while let Some(t) = if fifo {
-                deque.pop_front()
-            } else {
-                deque.pop_back()
-            } {
+            while let Some(t) = if fifo { deque.pop_front() } else { deque.pop_back() } {
                 black_box(t);
             }
         })
     });
-    let worker = if fifo {
-        Worker::new_fifo()
-    } else {
-        Worker::new_lifo()
-    };
+    let worker = if fifo { Worker::new_fifo() } else { Worker::new_lifo() };
     g.bench_function("crossbeam Worker", |b| {
         b.iter(|| {
             for i in 0..BATCH {

@@ -20,9 +20,7 @@ impl<T> Full<T> {
 // Written by hand so that `Full<T>` is `Debug` (and so an `Error`) for any task type.
 impl<T> fmt::Debug for Full<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Full")
-            .field("capacity", &self.capacity)
-            .finish_non_exhaustive()
+        f.debug_struct("Full").field("capacity", &self.capacity).finish_non_exhaustive()
     }
 }
 

@@ -31,10 +31,7 @@ pub fn push<T>(q: &mut RawRing<T>, task: T) -> Result<(), Full<T>> {
     // Free slots left after this push: (cap - 1) - (s - b). Negative means full.
     let room = (cap as i64 - 1) - i64::from(s.wrapping_sub(b));
     if room < 0 {
-        return Err(Full {
-            task,
-            capacity: cap,
-        });
+        return Err(Full { task, capacity: cap });
     }
     q.array[slot_of(cap, s)] = Some(task);
     q.top = s.wrapping_add(1);

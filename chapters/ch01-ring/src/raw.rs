@@ -46,12 +46,7 @@ impl<T> RawRing<T> {
                 && max_capacity <= DEFAULT_MAX_CAPACITY,
             "max capacity must be a power of two between the capacity ({capacity}) and {DEFAULT_MAX_CAPACITY}, got {max_capacity}"
         );
-        RawRing {
-            array: empty_array(capacity),
-            base: start,
-            top: start,
-            max_capacity,
-        }
+        RawRing { array: empty_array(capacity), base: start, top: start, max_capacity }
     }
 
     /// Number of tasks held: `top - base`, read as the signed difference of two wrapping indices.

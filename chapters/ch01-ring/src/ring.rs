@@ -88,10 +88,7 @@ impl<T, O: RingOps> Ring<T, O> {
     /// Like [`Ring::with_capacity`], for a ring run by the mechanism `O`
     /// (`Ring::<u64, Exercise>::with_ops(2, 64)`).
     pub fn with_ops(capacity: usize, max_capacity: usize) -> Self {
-        Ring {
-            raw: RawRing::new(capacity, max_capacity, 0),
-            ops: PhantomData,
-        }
+        Ring { raw: RawRing::new(capacity, max_capacity, 0), ops: PhantomData }
     }
 
     /// Moves the indices of an empty ring to `start`, so that tests and probes can

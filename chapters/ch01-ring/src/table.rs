@@ -16,12 +16,7 @@ use crate::ops::slot_of;
 /// ```
 pub fn render<T: Debug>(q: &RawRing<T>) -> String {
     let cap = q.capacity();
-    let mut out = format!(
-        "capacity={cap} base={} top={} len={}\n",
-        q.base,
-        q.top,
-        q.len()
-    );
+    let mut out = format!("capacity={cap} base={} top={} len={}\n", q.base, q.top, q.len());
     out.push_str("slot | index       | task       | marks\n");
     for (slot, task) in q.array.iter().enumerate() {
         let index = logical_index(q, slot);

@@ -36,11 +36,7 @@ fn fifo_is_oldest_first<O: RingOps>() {
         }
         let got = [r.poll_fifo(), r.poll_fifo(), r.poll_fifo(), r.poll_fifo()];
         assert_eq!(got, [Some(0), Some(1), Some(2), None], "start {start}");
-        assert_eq!(
-            r.base(),
-            start.wrapping_add(3),
-            "poll_fifo must move base forward"
-        );
+        assert_eq!(r.base(), start.wrapping_add(3), "poll_fifo must move base forward");
     }
 }
 
@@ -53,11 +49,7 @@ fn indices_wrap_past_i32_and_u32_max<O: RingOps>() {
             r.push(i).unwrap();
             if r.len() == 4 {
                 for _ in 0..2 {
-                    assert_eq!(
-                        r.poll_fifo(),
-                        Some(oldest),
-                        "start {start}, after pushing {i}"
-                    );
+                    assert_eq!(r.poll_fifo(), Some(oldest), "start {start}, after pushing {i}");
                     oldest += 1;
                 }
             }
@@ -65,11 +57,7 @@ fn indices_wrap_past_i32_and_u32_max<O: RingOps>() {
         assert_eq!(r.top(), start.wrapping_add(10));
         assert_eq!(r.capacity(), 4);
         let rest: Vec<_> = std::iter::from_fn(|| r.pop()).collect();
-        assert_eq!(
-            rest,
-            (oldest..10).rev().collect::<Vec<_>>(),
-            "start {start}"
-        );
+        assert_eq!(rest, (oldest..10).rev().collect::<Vec<_>>(), "start {start}");
     }
 }
 
@@ -103,15 +91,8 @@ fn grows_by_doubling_when_full<O: RingOps>() {
                 caps.push(r.capacity());
             }
         }
-        assert_eq!(
-            caps,
-            [2, 4, 8, 16, 32, 64, 128],
-            "capacities seen while pushing 100 tasks"
-        );
-        assert!(
-            (0..100).rev().eq(std::iter::from_fn(|| r.pop())),
-            "every task back, newest first"
-        );
+        assert_eq!(caps, [2, 4, 8, 16, 32, 64, 128], "capacities seen while pushing 100 tasks");
+        assert!((0..100).rev().eq(std::iter::from_fn(|| r.pop())), "every task back, newest first");
     }
 }
 
@@ -137,9 +118,8 @@ fn full_hands_the_task_back<O: RingOps>() {
             r.push(i.to_string())
                 .unwrap_or_else(|e| panic!("push {i} of 4 into a ring of max 4 slots: {e}"));
         }
-        let err: Full<String> = r
-            .push("five".into())
-            .expect_err("a fifth task cannot fit in 4 slots");
+        let err: Full<String> =
+            r.push("five".into()).expect_err("a fifth task cannot fit in 4 slots");
         assert_eq!(err.capacity, 4);
         assert_eq!(err.into_task(), "five", "the rejected task must come back");
         assert_eq!(r.len(), 4, "a refused push changes nothing");
@@ -208,12 +188,9 @@ fn agrees_with_vecdeque<O: RingOps>(start: i32, ops: &[Op]) -> Result<(), TestCa
                 }
             },
             Op::Pop => prop_assert_eq!(ring.pop(), model.pop_back(), "step {}: pop", step),
-            Op::PollFifo => prop_assert_eq!(
-                ring.poll_fifo(),
-                model.pop_front(),
-                "step {}: poll_fifo",
-                step
-            ),
+            Op::PollFifo => {
+                prop_assert_eq!(ring.poll_fifo(), model.pop_front(), "step {}: poll_fifo", step)
+            }
         }
         prop_assert_eq!(ring.len(), model.len(), "step {}: len", step);
         prop_assert!(ring.capacity().is_power_of_two() && ring.capacity() >= ring.len());

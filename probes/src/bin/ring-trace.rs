@@ -19,10 +19,7 @@ fn main() {
     }
     show(&ring, "push a, b, c");
     let oldest = ring.poll_fifo();
-    show(
-        &ring,
-        &format!("poll_fifo -> {oldest:?} (FIFO: oldest, at base)"),
-    );
+    show(&ring, &format!("poll_fifo -> {oldest:?} (FIFO: oldest, at base)"));
     ring.push('d').expect("room");
     ring.push('e').expect("room");
     show(
@@ -30,23 +27,14 @@ fn main() {
         "push d, e: index i32::MAX + 1 wraps to i32::MIN; the push of e fills the array, which doubles",
     );
     let newest = ring.pop();
-    show(
-        &ring,
-        &format!("pop -> {newest:?} (LIFO: newest, at top - 1)"),
-    );
+    show(&ring, &format!("pop -> {newest:?} (LIFO: newest, at top - 1)"));
     for t in ['f', 'g', 'h', 'i', 'j'] {
         ring.push(t).expect("room");
     }
-    show(
-        &ring,
-        "push f, g, h, i, j: full at the maximum capacity of 8",
-    );
+    show(&ring, "push f, g, h, i, j: full at the maximum capacity of 8");
     match ring.push('k') {
         Ok(()) => println!("push k accepted (unexpected)"),
-        Err(full) => println!(
-            "push k -> Err: {full}\n         handed back: {:?}\n",
-            full.task
-        ),
+        Err(full) => println!("push k -> Err: {full}\n         handed back: {:?}\n", full.task),
     }
     let mut order = Vec::new();
     while let Some(t) = ring.poll_fifo() {

@@ -1,0 +1,72 @@
+//! Per-operation cost of the owner's push+pop and of a single thief's poll, beside
+//! crossbeam-deque's `Worker` and `Stealer` in the same run. (Contention, 1 owner and
+//! 1..4 thieves, is measured by the `poll-contention` probe, which counts CAS failures.)
+//!
+//! Quick run: `cargo bench -p ch02-poll --bench poll -- --warm-up-time 1 --measurement-time 2`
+
+use std::hint::black_box;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use crossbeam_deque::{Steal, Worker};
+
+const BATCH: u64 = 256;
+
+fn owner_push_pop(c: &mut Criterion) {
+    let mut g = c.benchmark_group("owner_push_pop");
+    g.throughput(Throughput::Elements(2 * BATCH));
+    let (owner, _stealer) = ch02_poll::new::<u64>(1024);
+    g.bench_function("ch02 Owner", |b| {
+        b.iter(|| {
+            for i in 0..BATCH {
+                owner.push(black_box(i)).unwrap();
+            }
+            while let Some(t) = owner.pop() {
+                black_box(t);
+            }
+        })
+    });
+    let worker = Worker::new_lifo();
+    g.bench_function("crossbeam Worker", |b| {
+        b.iter(|| {
+            for i in 0..BATCH {
+                worker.push(black_box(i));
+            }
+            while let Some(t) = worker.pop() {
+                black_box(t);
+            }
+        })
+    });
+    g.finish();
+}
+
+fn push_then_poll(c: &mut Criterion) {
+    let mut g = c.benchmark_group("push_then_poll");
+    g.throughput(Throughput::Elements(2 * BATCH));
+    let (owner, stealer) = ch02_poll::new::<u64>(1024);
+    g.bench_function("ch02 Owner+Stealer", |b| {
+        b.iter(|| {
+            for i in 0..BATCH {
+                owner.push(black_box(i)).unwrap();
+            }
+            while let Some(t) = stealer.poll() {
+                black_box(t);
+            }
+        })
+    });
+    let worker = Worker::new_lifo();
+    let stealer = worker.stealer();
+    g.bench_function("crossbeam Worker+Stealer", |b| {
+        b.iter(|| {
+            for i in 0..BATCH {
+                worker.push(black_box(i));
+            }
+            while let Steal::Success(t) = stealer.steal() {
+                black_box(t);
+            }
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, owner_push_pop, push_then_poll);
+criterion_main!(benches);

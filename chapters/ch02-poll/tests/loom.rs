@@ -1,0 +1,175 @@
+//! Loom models: every interleaving (up to LOOM_MAX_PREEMPTIONS preemptions) of an owner
+//! and one or two thieves on a 4-slot queue. Each model checks that every task is taken
+//! exactly once, that a thief reads the contents the owner wrote (loom reports a causality
+//! violation otherwise), and the property its name states.
+//!
+//! `RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=3 cargo test -p ch02-poll --release --test loom`
+#![cfg(loom)]
+
+use ch02_poll::{PollOps, Stealer, new_with};
+use loom::cell::UnsafeCell;
+use loom::thread;
+
+/// A task whose contents loom watches: written by the owner when made, read by whoever
+/// takes it. A take that does not synchronize with the push is a causality violation.
+struct Task {
+    id: usize,
+    data: UnsafeCell<usize>,
+}
+
+fn task(id: usize) -> Task {
+    Task { id, data: UnsafeCell::new(id * 10) }
+}
+
+/// Reads the contents (loom checks the read is ordered after the owner's write) and returns the id.
+fn run(t: Task) -> usize {
+    // SAFETY: whoever holds the Task owns it; loom checks the ordering of this read.
+    let data = t.data.with(|p| unsafe { *p });
+    assert_eq!(data, t.id * 10, "task {} carried the wrong contents", t.id);
+    t.id
+}
+
+/// Every id in `0..n` exactly once across the lists.
+fn exactly_once(n: usize, lists: &[&[usize]]) {
+    let mut seen = vec![0; n];
+    for &id in lists.iter().flat_map(|l| l.iter()) {
+        seen[id] += 1;
+    }
+    assert!(
+        seen.iter().all(|&c| c == 1),
+        "each task taken exactly once, got counts {seen:?} from {lists:?}"
+    );
+}
+
+fn thief<P: PollOps + 'static>(
+    s: &Stealer<Task, P>,
+    polls: usize,
+) -> thread::JoinHandle<Vec<usize>> {
+    let s = s.clone();
+    thread::spawn(move || (0..polls).filter_map(|_| s.poll().map(run)).collect())
+}
+
+/// The owner pops while a thief polls: the last task is raced for by swap and CAS.
+fn owner_and_thief_race<P: PollOps + 'static>() {
+    loom::model(|| {
+        let (owner, stealer) = new_with::<Task, P>(4);
+        owner.push(task(0)).unwrap();
+        let th = thief(&stealer, 2);
+        owner.push(task(1)).unwrap();
+        let mut mine = Vec::new();
+        while let Some(t) = owner.pop() {
+            mine.push(run(t));
+        }
+        let theirs = th.join().unwrap();
+        exactly_once(2, &[&mine, &theirs]);
+    });
+}
+
+/// Two thieves poll while the owner pushes: the thieves race each other's CAS and base
+/// update, and may meet a slot announced by `top` but not yet written.
+///
+/// The owner does not pop here: with two thieves both spinning on an owner preempted inside
+/// its pop, loom's search can alternate the two spinners forever ("maximum number of
+/// branches"). Owner-versus-thief races are modelled with one thief, below and above.
+fn two_thieves_and_a_pushing_owner<P: PollOps + 'static>() {
+    loom::model(|| {
+        let (owner, stealer) = new_with::<Task, P>(4);
+        owner.push(task(0)).unwrap();
+        let (a, b) = (thief(&stealer, 1), thief(&stealer, 1));
+        owner.push(task(1)).unwrap();
+        let (a, b) = (a.join().unwrap(), b.join().unwrap());
+        let mine: Vec<usize> = std::iter::from_fn(|| owner.pop().map(run)).collect();
+        exactly_once(2, &[&mine, &a, &b]);
+    });
+}
+
+/// Three tasks and two single polls, with the owner idle: the queue is never empty during
+/// either poll, so both must get a task. An empty slot at base is not an empty queue.
+fn a_poll_never_misses_a_present_task<P: PollOps + 'static>() {
+    loom::model(|| {
+        let (owner, stealer) = new_with::<Task, P>(4);
+        for id in 0..3 {
+            owner.push(task(id)).unwrap();
+        }
+        let (a, b) = (thief(&stealer, 1), thief(&stealer, 1));
+        let (a, b) = (a.join().unwrap(), b.join().unwrap());
+        assert_eq!((a.len(), b.len()), (1, 1), "a poll returned empty while tasks were present");
+        let rest: Vec<usize> = std::iter::from_fn(|| owner.pop().map(run)).collect();
+        exactly_once(3, &[&a, &b, &rest]);
+    });
+}
+
+/// The owner pops the last task while a thief polls it, then keeps working: whoever won,
+/// base and top must still agree, so the next push is neither lost nor taken twice.
+fn the_queue_survives_a_lost_last_task<P: PollOps + 'static>() {
+    loom::model(|| {
+        let (owner, stealer) = new_with::<Task, P>(4);
+        owner.push(task(0)).unwrap();
+        let th = thief(&stealer, 1);
+        let mut mine: Vec<usize> = owner.pop().map(run).into_iter().collect();
+        owner.push(task(1)).unwrap();
+        let theirs = th.join().unwrap();
+        mine.extend(std::iter::from_fn(|| owner.pop().map(run)));
+        mine.extend(std::iter::from_fn(|| stealer.poll().map(run)));
+        exactly_once(2, &[&mine, &theirs]);
+    });
+}
+
+/// The owner wraps around a full 4-slot ring while a thief that read `base` early polls:
+/// slot 0 then holds index 4's task, and only the `base != b` recheck (made sound by the
+/// Acquire loads) stops the thief from taking it as index 0's. The owner's thread also
+/// plays the second thief, so that loom can afford every interleaving.
+fn a_reused_slot_is_not_taken_for_its_old_index<P: PollOps + 'static>() {
+    loom::model(|| {
+        let (owner, stealer) = new_with::<Task, P>(4);
+        for id in 0..4 {
+            owner.push(task(id)).unwrap();
+        }
+        let late = thief(&stealer, 1);
+        let mut mine: Vec<usize> = stealer.poll().map(run).into_iter().collect();
+        if let Err(full) = owner.push(task(4)) {
+            mine.push(run(full.into_task())); // no room yet: the owner runs it itself
+        }
+        let late = late.join().unwrap();
+        mine.extend(std::iter::from_fn(|| owner.pop().map(run)));
+        exactly_once(5, &[&mine, &late]);
+        assert!(
+            stealer.poll().is_none() && owner.is_empty(),
+            "base and top agree that the queue is empty"
+        );
+    });
+}
+
+macro_rules! models {
+    ($ops:ty) => {
+        #[test]
+        fn owner_and_thief_race() {
+            super::owner_and_thief_race::<$ops>();
+        }
+        #[test]
+        fn two_thieves_and_a_pushing_owner() {
+            super::two_thieves_and_a_pushing_owner::<$ops>();
+        }
+        #[test]
+        fn a_poll_never_misses_a_present_task() {
+            super::a_poll_never_misses_a_present_task::<$ops>();
+        }
+        #[test]
+        fn the_queue_survives_a_lost_last_task() {
+            super::the_queue_survives_a_lost_last_task::<$ops>();
+        }
+        #[test]
+        fn a_reused_slot_is_not_taken_for_its_old_index() {
+            super::a_reused_slot_is_not_taken_for_its_old_index::<$ops>();
+        }
+    };
+}
+
+mod reference {
+    models!(ch02_poll::Reference);
+}
+
+#[cfg(feature = "exercise")]
+mod exercise {
+    models!(ch02_poll::exercise::Exercise);
+}

@@ -1,0 +1,213 @@
+//! Behaviour and stress tests (not under loom), run against the reference (`reference::`)
+//! and, with the grader's `--features exercise`, against the reader's `poll` (`exercise::`).
+#![cfg(not(loom))]
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+
+use ch02_poll::{PollOps, PollStats, new_with};
+
+/// A task that counts its drops, to prove none is leaked or dropped twice.
+struct Job {
+    id: usize,
+    drops: Arc<AtomicUsize>,
+}
+
+impl Drop for Job {
+    fn drop(&mut self) {
+        self.drops.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+fn poll_takes_the_oldest<P: PollOps>() {
+    let (owner, stealer) = new_with::<u32, P>(8);
+    for i in 0..3 {
+        owner.push(i).unwrap();
+    }
+    let mut stats = PollStats::default();
+    let got: Vec<_> = (0..4).map(|_| stealer.poll_counted(&mut stats)).collect();
+    assert_eq!(got, [Some(0), Some(1), Some(2), None], "poll is FIFO, then empty");
+    assert_eq!(stats.attempts, 3, "one CAS per task when nobody competes: {stats:?}");
+    assert_eq!((stats.failures, stats.empty), (0, 1), "{stats:?}");
+    assert_eq!(owner.queue().base.load(Ordering::Relaxed), 3, "base moved past the three tasks");
+}
+
+fn owner_and_thief_take_from_opposite_ends<P: PollOps>() {
+    let (owner, stealer) = new_with::<u32, P>(8);
+    for i in 0..4 {
+        owner.push(i).unwrap();
+    }
+    assert_eq!(
+        (stealer.poll(), owner.pop(), stealer.poll(), owner.pop()),
+        (Some(0), Some(3), Some(1), Some(2))
+    );
+    assert_eq!((stealer.poll(), owner.pop()), (None, None));
+}
+
+fn empty_poll_changes_nothing<P: PollOps>() {
+    let (owner, stealer) = new_with::<u32, P>(4);
+    assert_eq!(stealer.poll(), None);
+    owner.push(7).unwrap();
+    assert_eq!(owner.pop(), Some(7));
+    assert_eq!(stealer.poll(), None);
+    let q = owner.queue();
+    assert_eq!((q.base.load(Ordering::Relaxed), q.top.load(Ordering::Relaxed)), (0, 0));
+}
+
+fn polls_around_the_ring<P: PollOps>() {
+    // 100 tasks through a 4-slot queue: every slot is reused many times.
+    let (owner, stealer) = new_with::<u32, P>(4);
+    let mut next = 0;
+    for i in 0..100 {
+        owner.push(i).unwrap();
+        if owner.len() == 3 {
+            for _ in 0..2 {
+                assert_eq!(stealer.poll(), Some(next));
+                next += 1;
+            }
+        }
+    }
+    while let Some(t) = stealer.poll() {
+        assert_eq!(t, next);
+        next += 1;
+    }
+    assert_eq!(next, 100);
+}
+
+fn full_hands_the_task_back_and_drop_frees_the_rest<P: PollOps>() {
+    let drops = Arc::new(AtomicUsize::new(0));
+    let job = |id| Job { id, drops: drops.clone() };
+    {
+        let (owner, stealer) = new_with::<Job, P>(2);
+        owner.push(job(0)).unwrap();
+        owner.push(job(1)).unwrap();
+        let back = owner.push(job(2)).expect_err("two slots hold two tasks");
+        assert_eq!(back.into_task().id, 2);
+        assert_eq!(
+            drops.load(Ordering::Relaxed),
+            1,
+            "the refused task was handed back, then dropped here"
+        );
+        assert_eq!(stealer.poll().map(|j| j.id), Some(0));
+    } // the queue drops with task 1 still in it
+    assert_eq!(
+        drops.load(Ordering::Relaxed),
+        3,
+        "every task dropped exactly once, including the one left inside"
+    );
+}
+
+/// A million tasks, the owner pushing and popping, thieves on every core polling: each task
+/// runs exactly once (bitmap), none leaks or drops twice (drop counter), and every CAS
+/// attempt is a success or a failure.
+fn a_million_tasks_exactly_once<P: PollOps + 'static>() {
+    const N: usize = 1_000_000;
+    let thieves = std::thread::available_parallelism().map_or(2, |n| n.get()).max(2);
+    let drops = Arc::new(AtomicUsize::new(0));
+    let seen: Arc<Vec<AtomicU64>> =
+        Arc::new((0..N.div_ceil(64)).map(|_| AtomicU64::new(0)).collect());
+    let done = Arc::new(AtomicBool::new(false));
+    let run = {
+        let seen = seen.clone();
+        move |job: Job| {
+            let bit = 1u64 << (job.id % 64);
+            let before = seen[job.id / 64].fetch_or(bit, Ordering::Relaxed);
+            assert_eq!(before & bit, 0, "task {} ran twice", job.id);
+        }
+    };
+    let (owner, stealer) = new_with::<Job, P>(256);
+    let handles: Vec<_> = (0..thieves)
+        .map(|_| {
+            let (stealer, done, run) = (stealer.clone(), done.clone(), run.clone());
+            std::thread::spawn(move || {
+                let (mut stats, mut got) = (PollStats::default(), 0u64);
+                loop {
+                    let finished = done.load(Ordering::Acquire);
+                    match stealer.poll_counted(&mut stats) {
+                        Some(job) => {
+                            got += 1;
+                            run(job);
+                        }
+                        None if finished => break,
+                        None => std::thread::yield_now(),
+                    }
+                }
+                (stats, got)
+            })
+        })
+        .collect();
+    for id in 0..N {
+        let mut job = Job { id, drops: drops.clone() };
+        while let Err(full) = owner.push(job) {
+            job = full.into_task();
+            if let Some(mine) = owner.pop() {
+                run(mine);
+            }
+        }
+        if id % 7 == 0 {
+            if let Some(mine) = owner.pop() {
+                run(mine);
+            }
+        }
+    }
+    while let Some(mine) = owner.pop() {
+        run(mine);
+    }
+    done.store(true, Ordering::Release);
+    for h in handles {
+        let (stats, got) = h.join().expect("a thief panicked");
+        assert_eq!(
+            stats.attempts,
+            got + stats.failures,
+            "attempts = successes + failures: {stats:?}"
+        );
+    }
+    assert!(
+        seen.iter().enumerate().all(|(i, w)| {
+            let want = if (i + 1) * 64 <= N { u64::MAX } else { (1u64 << (N % 64)) - 1 };
+            w.load(Ordering::Relaxed) == want
+        }),
+        "some task never ran"
+    );
+    drop(owner);
+    drop(stealer);
+    assert_eq!(drops.load(Ordering::Relaxed), N, "each task dropped exactly once");
+}
+
+macro_rules! suite {
+    ($ops:ty) => {
+        #[test]
+        fn poll_takes_the_oldest() {
+            super::poll_takes_the_oldest::<$ops>();
+        }
+        #[test]
+        fn owner_and_thief_take_from_opposite_ends() {
+            super::owner_and_thief_take_from_opposite_ends::<$ops>();
+        }
+        #[test]
+        fn empty_poll_changes_nothing() {
+            super::empty_poll_changes_nothing::<$ops>();
+        }
+        #[test]
+        fn polls_around_the_ring() {
+            super::polls_around_the_ring::<$ops>();
+        }
+        #[test]
+        fn full_hands_the_task_back_and_drop_frees_the_rest() {
+            super::full_hands_the_task_back_and_drop_frees_the_rest::<$ops>();
+        }
+        #[test]
+        fn a_million_tasks_exactly_once() {
+            super::a_million_tasks_exactly_once::<$ops>();
+        }
+    };
+}
+
+mod reference {
+    suite!(ch02_poll::Reference);
+}
+
+#[cfg(feature = "exercise")]
+mod exercise {
+    suite!(ch02_poll::exercise::Exercise);
+}

@@ -1,0 +1,1 @@
+../../chapters/ch02-poll/src/poll.rs
