@@ -144,10 +144,10 @@ fn a_million_tasks_exactly_once<P: PollOps + 'static>() {
                 run(mine);
             }
         }
-        if id % 7 == 0 {
-            if let Some(mine) = owner.pop() {
-                run(mine);
-            }
+        if id % 7 == 0
+            && let Some(mine) = owner.pop()
+        {
+            run(mine);
         }
     }
     while let Some(mine) = owner.pop() {
