@@ -8,6 +8,7 @@
 //! cargo grade --check [ch01]  for CI: the reference passes every check, the shipped
 //!                             stub fails, every mutant is caught by the check it names
 //! cargo grade --list          the chapters
+//! cargo grade ch02 --mutant NAME  write that known-wrong variant to target/grade, print its path
 //! ```
 
 mod chapters;
@@ -28,12 +29,22 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let root = workspace_root();
     let flag = |f: &str| args.iter().any(|a| a == f);
-    let names: Vec<&str> =
-        args.iter().filter(|a| !a.starts_with("--")).map(String::as_str).collect();
-    if let Some(bad) = args.iter().find(|a| {
-        a.starts_with("--")
-            && !["--check", "--hint", "--reset", "--list", "--help"].contains(&a.as_str())
-    }) {
+    // `--mutant NAME` takes a value; every other bare word names a chapter.
+    let mutant = args
+        .iter()
+        .position(|a| a == "--mutant")
+        .map(|i| args.get(i + 1).cloned().unwrap_or_default());
+    let names: Vec<&str> = args
+        .iter()
+        .enumerate()
+        .filter(|&(i, a)| {
+            let is_mutant_name = i > 0 && args[i - 1] == "--mutant";
+            !a.starts_with("--") && !is_mutant_name
+        })
+        .map(|(_, a)| a.as_str())
+        .collect();
+    let known = ["--check", "--hint", "--reset", "--list", "--help", "--mutant"];
+    if let Some(bad) = args.iter().find(|a| a.starts_with("--") && !known.contains(&a.as_str())) {
         eprintln!("grade: unknown option {bad}\n");
         eprintln!("{}", usage());
         return ExitCode::from(2);
@@ -71,6 +82,24 @@ fn main() -> ExitCode {
             if chosen.is_empty() { CHAPTERS.iter().collect() } else { chosen };
         return self_check(&root, &all);
     }
+    if let Some(name) = mutant {
+        let [c] = chosen.as_slice() else {
+            eprintln!(
+                "grade: --mutant needs one chapter: cargo grade ch02 --mutant relaxed_slot_load"
+            );
+            return ExitCode::from(2);
+        };
+        return match write_mutant(&root, c, &name) {
+            Ok(path) => {
+                println!("{}", path.display());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("grade: {e}");
+                ExitCode::from(2)
+            }
+        };
+    }
     match chosen.as_slice() {
         [] => {
             progress(&state);
@@ -87,6 +116,7 @@ fn main() -> ExitCode {
 
 fn usage() -> &'static str {
     "usage: cargo grade [CHAPTER] [--hint] | --reset [CHAPTER] | --check [CHAPTER...] | --list\n\
+     \x20      cargo grade CHAPTER --mutant NAME   (write a known-wrong variant, print its path)\n\
      CHAPTER is ch01, ch01-ring or 1."
 }
 
@@ -243,6 +273,24 @@ fn hints(root: &Path, chapter: &Chapter, state: &State) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// Writes the reference with mutant `name` applied under target/grade, and returns its path
+/// (`cargo grade ch02 --mutant relaxed_slot_load` shows a mistake as code; GRADE_EXERCISE_FILE
+/// set to that path runs any check on it).
+fn write_mutant(root: &Path, chapter: &Chapter, name: &str) -> Result<PathBuf, String> {
+    let all = mutants::load(&root.join(chapter.mutants()))?;
+    let Some(m) = all.iter().find(|m| m.name == name) else {
+        let names: Vec<&str> = all.iter().map(|m| m.name.as_str()).collect();
+        return Err(format!("{} has no mutant {name:?}; it has: {}", chapter.id, names.join(", ")));
+    };
+    let reference = std::fs::read_to_string(root.join(chapter.solution))
+        .map_err(|e| format!("{}: {e}", chapter.solution))?;
+    let file =
+        root.join("target/grade").join(chapter.id).join("mutants").join(format!("{name}.rs"));
+    std::fs::create_dir_all(file.parent().expect("a parent folder")).map_err(|e| e.to_string())?;
+    std::fs::write(&file, m.apply(&reference)?).map_err(|e| format!("{}: {e}", file.display()))?;
+    Ok(file)
+}
+
 /// `--check`: one line per claim, then `N passed, N failed`.
 fn self_check(root: &Path, chapters: &[&'static Chapter]) -> ExitCode {
     let (mut passed, mut failed) = (0u32, 0u32);
@@ -278,7 +326,6 @@ fn self_check(root: &Path, chapters: &[&'static Chapter]) -> ExitCode {
             }
         };
         claim(!mutants.is_empty(), format!("{} has mutants ({})", chapter.id, mutants.len()));
-        let reference_text = std::fs::read_to_string(&reference).unwrap_or_default();
         for m in mutants {
             println!(
                 "== {}: mutant {} (must be caught by {}): {}",
@@ -287,23 +334,13 @@ fn self_check(root: &Path, chapters: &[&'static Chapter]) -> ExitCode {
                 m.caught_by.name(),
                 m.why
             );
-            let text = match m.apply(&reference_text) {
-                Ok(t) => t,
+            let file = match write_mutant(root, chapter, &m.name) {
+                Ok(f) => f,
                 Err(e) => {
                     claim(false, e);
                     continue;
                 }
             };
-            let file = root
-                .join("target/grade")
-                .join(chapter.id)
-                .join("mutants")
-                .join(format!("{}.rs", m.name));
-            let _ = std::fs::create_dir_all(file.parent().expect("a parent folder"));
-            if let Err(e) = std::fs::write(&file, text) {
-                claim(false, format!("{}: cannot write {}: {e}", m.name, file.display()));
-                continue;
-            }
             // A wrong mutant must compile and fail the check it names. A slow-but-correct one
             // (caught by the bench gate) must first pass every other check: that it is correct
             // is the point.
