@@ -51,7 +51,15 @@ pub const CHAPTERS: &[Chapter] = &[
         title: "Chapter 2: the thief's poll()",
         solution: "solutions/ch02-poll/poll.rs",
         loom: true,
-        gate_ratio: Some(1.5),
+        gate_ratio: Some(2.0),
+    },
+    Chapter {
+        id: "ch03",
+        name: "ch03-last-slot",
+        title: "Chapter 3: the last slot",
+        solution: "solutions/ch03-last-slot/take.rs",
+        loom: true,
+        gate_ratio: Some(2.0),
     },
 ];
 

@@ -40,7 +40,7 @@ impl Check {
     fn limit(self) -> Duration {
         Duration::from_secs(match self {
             Check::Build => 600,
-            Check::Tests => 300,
+            Check::Tests => 120,
             Check::Loom => 600,
             Check::Clippy => 300,
             Check::Bench => 300,

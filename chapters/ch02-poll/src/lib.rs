@@ -10,9 +10,11 @@
 //! - [`push`], [`pop`]: the owner's side;
 //! - [`poll`]: the thief's side (the reference solution of the exercise), counting what it
 //!   does in [`PollStats`];
+//! - [`reclaim`]: when a taken task's memory may be freed (Java's GC decides; Rust must);
 //! - [`sync`]: std atomics, or loom's under `--cfg loom`.
 
 mod queue;
+pub mod reclaim;
 pub mod sync;
 
 /// The thief's `poll()`: the reference solution of the chapter 2 exercise.

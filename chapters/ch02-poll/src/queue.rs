@@ -5,6 +5,7 @@ use ch01_ring::Full;
 use ch01_ring::ops::slot_of;
 use crossbeam_utils::CachePadded;
 
+use crate::reclaim::{pin, take_task};
 use crate::sync::{Arc, AtomicI32, AtomicPtr, Ordering};
 use crate::{PollOps, PollStats, Reference};
 
@@ -159,8 +160,9 @@ impl<T> Owner<T> {
 
     /// Takes the newest task (LIFO), or `None` if the queue is empty or a thief won the last one.
     pub fn pop(&self) -> Option<T> {
-        // SAFETY: `pop` returns null or a pointer it took from its slot with a swap.
-        unsafe { ptr_to_task(pop(&self.q)) }
+        let pin = pin();
+        // SAFETY: `pop` returns null or a pointer it took from its slot with a swap, under `pin`.
+        unsafe { take_task(pop(&self.q), &pin) }
     }
 
     /// The shared state, for later chapters, probes and tables.
@@ -205,22 +207,14 @@ impl<T, P: PollOps> Stealer<T, P> {
 
     /// Like [`poll`](Self::poll), adding what happened to `stats` (CAS attempts, failures...).
     pub fn poll_counted(&self, stats: &mut PollStats) -> Option<T> {
+        let pin = pin(); // held from the first slot read to the CAS: see `reclaim`
+        let p = P::poll(&self.q, stats);
         // SAFETY: the contract of the unsafe trait `PollOps`: null or a pointer taken by CAS.
-        unsafe { ptr_to_task(P::poll(&self.q, stats)) }
+        unsafe { take_task(p, &pin) }
     }
 
     /// The shared state.
     pub fn queue(&self) -> &WorkQueue<T> {
         &self.q
     }
-}
-
-/// Turns a pointer taken from a slot (or null) into the task it owns.
-///
-/// # Safety
-/// `p` is null, or a pointer that `push` made with `Box::into_raw` and that the caller took
-/// out of its slot (swap or successful CAS to null), so that no one else can take it.
-pub(crate) unsafe fn ptr_to_task<T>(p: *mut T) -> Option<T> {
-    // SAFETY: the caller's promise: p came from Box::into_raw and is now owned by the caller.
-    (!p.is_null()).then(|| *unsafe { Box::from_raw(p) })
 }

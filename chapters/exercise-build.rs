@@ -1,6 +1,8 @@
-// Chooses the file compiled as `ch02_poll::exercise` (feature `exercise` only):
-// the reader's `src/exercise.rs`, or whatever GRADE_EXERCISE_FILE names, which is how
-// the grader checks the reference solution and the mutants without touching the reader's file.
+// The build script of every chapter crate (each Cargo.toml says `build = "../exercise-build.rs"`).
+//
+// It chooses the file compiled as `<chapter crate>::exercise` under the feature `exercise`:
+// the reader's `src/exercise.rs`, or whatever GRADE_EXERCISE_FILE names, which is how the
+// grader checks the reference solution and the mutants without touching the reader's file.
 fn main() {
     println!("cargo:rerun-if-env-changed=GRADE_EXERCISE_FILE");
     let dir = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");

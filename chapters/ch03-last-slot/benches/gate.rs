@@ -1,0 +1,42 @@
+//! The grader's benchmark gate for chapter 3: the reader's owner take against the reference,
+//! alternating, in the same run (see chapters/ch01-ring/benches/gate.rs). The workload
+//! pushes a batch and takes it back, half FIFO and half LIFO, so both paths and the
+//! last-slot branch run.
+
+use std::hint::black_box;
+
+use ch03_last_slot::exercise::Exercise;
+use ch03_last_slot::{Reference, TakeOps, new_with};
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, Criterion, criterion_group, criterion_main};
+
+fn workload<O: TakeOps>(g: &mut BenchmarkGroup<'_, WallTime>, id: &str) {
+    let (owner, _stealer) = new_with::<u64, O>(1024);
+    g.bench_function(id, |b| {
+        b.iter(|| {
+            for i in 0..512 {
+                owner.push(black_box(i)).unwrap();
+            }
+            let mut sum = 0;
+            for _ in 0..256 {
+                sum += owner.poll_fifo().unwrap();
+            }
+            while let Some(t) = owner.pop() {
+                sum += t;
+            }
+            sum
+        })
+    });
+}
+
+fn gate(c: &mut Criterion) {
+    let mut g = c.benchmark_group("gate");
+    for round in 1..=2 {
+        workload::<Reference>(&mut g, &format!("reference-{round}"));
+        workload::<Exercise>(&mut g, &format!("exercise-{round}"));
+    }
+    g.finish();
+}
+
+criterion_group!(benches, gate);
+criterion_main!(benches);

@@ -1,0 +1,95 @@
+//! Loom models of the owner's take racing a thief's poll, LIFO and FIFO, on a 4-slot queue
+//! (`LOOM_MAX_PREEMPTIONS=3`). Every task must be taken exactly once, with its contents visible.
+#![cfg(loom)]
+
+use ch03_last_slot::{TakeOps, new_with};
+use loom::cell::UnsafeCell;
+use loom::thread;
+
+struct Task {
+    id: usize,
+    data: UnsafeCell<usize>,
+}
+
+fn task(id: usize) -> Task {
+    Task { id, data: UnsafeCell::new(id + 100) }
+}
+
+fn run(t: Task) -> usize {
+    // SAFETY: whoever holds the Task owns it; loom checks this read is ordered after the write.
+    let data = t.data.with(|p| unsafe { *p });
+    assert_eq!(data, t.id + 100, "task {} carried the wrong contents", t.id);
+    t.id
+}
+
+fn exactly_once(n: usize, lists: &[&[usize]]) {
+    let mut seen = vec![0; n];
+    lists.iter().flat_map(|l| l.iter()).for_each(|&id| seen[id] += 1);
+    assert!(
+        seen.iter().all(|&c| c == 1),
+        "each task taken exactly once, got counts {seen:?} from {lists:?}"
+    );
+}
+
+/// Two tasks; the owner takes in `fifo` mode while a thief polls twice.
+fn owner_takes_while_a_thief_polls<O: TakeOps + 'static>(fifo: bool) {
+    loom::model(move || {
+        let (owner, stealer) = new_with::<Task, O>(4);
+        owner.push(task(0)).unwrap();
+        owner.push(task(1)).unwrap();
+        let th = thread::spawn(move || {
+            (0..2).filter_map(|_| stealer.poll().map(run)).collect::<Vec<_>>()
+        });
+        let mine: Vec<usize> =
+            std::iter::from_fn(|| owner.next_local_task(fifo).map(run)).collect();
+        let theirs = th.join().unwrap();
+        exactly_once(2, &[&mine, &theirs]);
+    });
+}
+
+/// One task raced for by the owner and a thief; then the owner pushes again and drains:
+/// whoever won, base and top must agree afterwards.
+fn the_last_task_race_leaves_a_working_queue<O: TakeOps + 'static>(fifo: bool) {
+    loom::model(move || {
+        let (owner, stealer) = new_with::<Task, O>(4);
+        owner.push(task(0)).unwrap();
+        let s = stealer.clone();
+        let th = thread::spawn(move || s.poll().map(run).into_iter().collect::<Vec<_>>());
+        let mut mine: Vec<usize> = owner.next_local_task(fifo).map(run).into_iter().collect();
+        let theirs = th.join().unwrap();
+        owner.push(task(1)).unwrap();
+        mine.extend(std::iter::from_fn(|| owner.next_local_task(fifo).map(run)));
+        mine.extend(std::iter::from_fn(|| stealer.poll().map(run)));
+        exactly_once(2, &[&mine, &theirs]);
+    });
+}
+
+macro_rules! models {
+    ($ops:ty) => {
+        #[test]
+        fn lifo_owner_takes_while_a_thief_polls() {
+            super::owner_takes_while_a_thief_polls::<$ops>(false);
+        }
+        #[test]
+        fn fifo_owner_takes_while_a_thief_polls() {
+            super::owner_takes_while_a_thief_polls::<$ops>(true);
+        }
+        #[test]
+        fn lifo_last_task_race_leaves_a_working_queue() {
+            super::the_last_task_race_leaves_a_working_queue::<$ops>(false);
+        }
+        #[test]
+        fn fifo_last_task_race_leaves_a_working_queue() {
+            super::the_last_task_race_leaves_a_working_queue::<$ops>(true);
+        }
+    };
+}
+
+mod reference {
+    models!(ch03_last_slot::Reference);
+}
+
+#[cfg(feature = "exercise")]
+mod exercise {
+    models!(ch03_last_slot::exercise::Exercise);
+}

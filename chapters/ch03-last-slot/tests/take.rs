@@ -1,0 +1,192 @@
+//! Behaviour and stress tests (not under loom) of the owner's take, run against the reference
+//! (`reference::`) and, with the grader's `--features exercise`, the reader's (`exercise::`).
+#![cfg(not(loom))]
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use ch03_last_slot::{Owner, Stealer, TakeOps, WorkQueue, new_with};
+
+/// What a thief does between its CAS and its base update, frozen: empties the slot at `base`
+/// and hands back the task, leaving `base` where it was. `finish` then moves `base`.
+fn thief_wins_slot_and_pauses<T>(q: &WorkQueue<T>) -> T {
+    let b = q.base.load(Ordering::Relaxed);
+    let p = q.slot(b).swap(std::ptr::null_mut(), Ordering::SeqCst);
+    let pin = ch02_poll::reclaim::pin();
+    // SAFETY: we just took this pointer out of its slot, as a thief's CAS would.
+    unsafe { ch02_poll::reclaim::take_task(p, &pin) }.expect("a task at base")
+}
+
+fn thief_finishes<T>(q: &WorkQueue<T>) {
+    q.base.fetch_add(1, Ordering::SeqCst);
+}
+
+fn lifo_and_fifo_orders<O: TakeOps>() {
+    let (owner, _s) = new_with::<u32, O>(8);
+    for i in 0..5 {
+        owner.push(i).unwrap();
+    }
+    let got = [
+        owner.pop(),
+        owner.poll_fifo(),
+        owner.pop(),
+        owner.poll_fifo(),
+        owner.poll_fifo(),
+        owner.pop(),
+    ];
+    assert_eq!(got, [Some(4), Some(0), Some(3), Some(1), Some(2), None]);
+}
+
+fn fifo_takes_the_last_task_at_top<O: TakeOps>() {
+    // With one task left, the FIFO take must behave like the LIFO one: move top, not base.
+    let (owner, _s) = new_with::<u32, O>(8);
+    for i in 0..3 {
+        owner.push(i).unwrap();
+    }
+    assert_eq!((owner.poll_fifo(), owner.poll_fifo()), (Some(0), Some(1)));
+    let q = owner.queue();
+    assert_eq!((q.base.load(Ordering::Relaxed), q.top.load(Ordering::Relaxed)), (2, 3));
+    assert_eq!(owner.poll_fifo(), Some(2));
+    assert_eq!(
+        (q.base.load(Ordering::Relaxed), q.top.load(Ordering::Relaxed)),
+        (2, 2),
+        "the last task is taken from top - 1: top moves back, base stays"
+    );
+}
+
+fn the_owner_never_waits_for_a_paused_thief_on_the_last_task<O: TakeOps + 'static>() {
+    // A thief has won the only task and is paused before moving base (descheduled, say).
+    // The queue is empty; the owner's FIFO take must say so at once instead of waiting.
+    for fifo in [false, true] {
+        let (owner, stealer) = new_with::<u32, O>(8);
+        owner.push(7).unwrap();
+        assert_eq!(thief_wins_slot_and_pauses(stealer.queue()), 7);
+        let (tx, rx) = mpsc::channel();
+        let waiter = std::thread::spawn(move || tx.send(owner.next_local_task(fifo)).unwrap());
+        let answer = rx.recv_timeout(Duration::from_secs(2));
+        thief_finishes(stealer.queue()); // let a waiting owner go, so the thread ends either way
+        waiter.join().unwrap();
+        let answer = answer.unwrap_or_else(|_| {
+            panic!("fifo={fifo}: the owner waited for a paused thief although the queue held no task for it")
+        });
+        assert_eq!(answer, None, "fifo={fifo}: the thief has the only task");
+    }
+}
+
+fn a_lost_last_task_leaves_base_and_top_in_step<O: TakeOps + 'static>() {
+    // The owner loses the last task to a thief; after the thief finishes, one more push and
+    // take must work: base and top still describe the queue.
+    for fifo in [false, true] {
+        let (owner, stealer): (Owner<u32, O>, Stealer<u32>) = new_with(8);
+        owner.push(1).unwrap();
+        let _stolen = thief_wins_slot_and_pauses(stealer.queue());
+        let taker = std::thread::spawn(move || {
+            let got = owner.next_local_task(fifo);
+            (owner, got)
+        });
+        std::thread::sleep(Duration::from_millis(20));
+        thief_finishes(stealer.queue());
+        let (owner, _) = taker.join().unwrap();
+        let q = owner.queue();
+        let (b, t) = (q.base.load(Ordering::Relaxed), q.top.load(Ordering::Relaxed));
+        assert!(
+            t.wrapping_sub(b) == 0,
+            "fifo={fifo}: empty queue must have base == top, got base={b} top={t}"
+        );
+        owner.push(2).unwrap();
+        assert_eq!(
+            owner.next_local_task(fifo).or_else(|| stealer.poll()),
+            Some(2),
+            "fifo={fifo}: the next task is reachable"
+        );
+    }
+}
+
+/// A million tasks, a FIFO owner (switching to LIFO now and then) against a thief per core.
+fn a_million_tasks_exactly_once<O: TakeOps + 'static>() {
+    const N: usize = 1_000_000;
+    let thieves = std::thread::available_parallelism().map_or(2, |n| n.get()).max(2);
+    let seen: Arc<Vec<AtomicU64>> =
+        Arc::new((0..N.div_ceil(64)).map(|_| AtomicU64::new(0)).collect());
+    let done = Arc::new(AtomicBool::new(false));
+    let run = {
+        let seen = seen.clone();
+        move |id: usize| {
+            let bit = 1u64 << (id % 64);
+            assert_eq!(
+                seen[id / 64].fetch_or(bit, Ordering::Relaxed) & bit,
+                0,
+                "task {id} ran twice"
+            );
+        }
+    };
+    let (owner, stealer) = new_with::<usize, O>(128);
+    let handles: Vec<_> = (0..thieves)
+        .map(|_| {
+            let (stealer, done, run) = (stealer.clone(), done.clone(), run.clone());
+            std::thread::spawn(move || {
+                loop {
+                    let finished = done.load(Ordering::Acquire);
+                    match stealer.poll() {
+                        Some(id) => run(id),
+                        None if finished => break,
+                        None => std::thread::yield_now(),
+                    }
+                }
+            })
+        })
+        .collect();
+    for id in 0..N {
+        let mut task = id;
+        while let Err(full) = owner.push(task) {
+            task = full.into_task();
+            owner.poll_fifo().map(&run);
+        }
+        if id % 3 == 0 {
+            owner.next_local_task(id % 2 == 0).map(&run);
+        }
+    }
+    while let Some(id) = owner.poll_fifo() {
+        run(id);
+    }
+    done.store(true, Ordering::Release);
+    handles.into_iter().for_each(|h| h.join().expect("a thief panicked"));
+    let ran: u32 = seen.iter().map(|w| w.load(Ordering::Relaxed).count_ones()).sum();
+    assert_eq!(ran as usize, N, "some task never ran");
+}
+
+macro_rules! suite {
+    ($ops:ty) => {
+        #[test]
+        fn lifo_and_fifo_orders() {
+            super::lifo_and_fifo_orders::<$ops>();
+        }
+        #[test]
+        fn fifo_takes_the_last_task_at_top() {
+            super::fifo_takes_the_last_task_at_top::<$ops>();
+        }
+        #[test]
+        fn the_owner_never_waits_for_a_paused_thief_on_the_last_task() {
+            super::the_owner_never_waits_for_a_paused_thief_on_the_last_task::<$ops>();
+        }
+        #[test]
+        fn a_lost_last_task_leaves_base_and_top_in_step() {
+            super::a_lost_last_task_leaves_base_and_top_in_step::<$ops>();
+        }
+        #[test]
+        fn a_million_tasks_exactly_once() {
+            super::a_million_tasks_exactly_once::<$ops>();
+        }
+    };
+}
+
+mod reference {
+    suite!(ch03_last_slot::Reference);
+}
+
+#[cfg(feature = "exercise")]
+mod exercise {
+    suite!(ch03_last_slot::exercise::Exercise);
+}

@@ -1,0 +1,1 @@
+../../chapters/ch03-last-slot/src/take.rs
