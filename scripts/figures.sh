@@ -48,3 +48,23 @@ python3 scripts/bench_table.py "$home" chapters/ch02-poll/figures/bench.md 512 "
 echo "[figures] ch02: CAS failures per attempt, 1..4 thieves"
 cmd="cargo run --release -p probes --bin poll-contention -- --tasks 200000 --thieves 1,2,3,4 --runs 5"
 { label "poll-contention" "$cmd"; $cmd; } > chapters/ch02-poll/figures/contention.txt
+
+echo "[figures] ch03: the no-branch mutant under the paused-thief test and under loom"
+f=$(cargo grade ch03 --mutant no_last_slot_branch)
+cmd="f=\$(cargo grade ch03 --mutant no_last_slot_branch); GRADE_EXERCISE_FILE=\$f cargo test -p ch03-last-slot --features exercise --test take -- exercise::the_owner_never --exact"
+{ label "the paused-thief test on the mutant no_last_slot_branch" "$cmd"
+  GRADE_EXERCISE_FILE=$f cargo test -q -p ch03-last-slot --features exercise --test take -- exercise::the_owner_never_waits_for_a_paused_thief_on_the_last_task --exact 2>&1 |
+    grep -v '^\s*[0-9]*: \|^\s*at \|^note: \|^$\|^stack backtrace\|^warning\|^ *|\|^ *-->\|^ *= ' || true
+} > chapters/ch03-last-slot/figures/paused-thief-no-branch.txt
+cmd="f=\$(cargo grade ch03 --mutant no_last_slot_branch); RUSTFLAGS=\"--cfg loom\" LOOM_MAX_PREEMPTIONS=3 GRADE_EXERCISE_FILE=\$f cargo test -p ch03-last-slot --features exercise --release --test loom -- exercise:: --test-threads=1"
+{ label "loom on the mutant no_last_slot_branch" "$cmd"
+  RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=3 CARGO_TARGET_DIR=target/loom GRADE_EXERCISE_FILE=$f \
+    cargo test -q -p ch03-last-slot --features exercise --release --test loom -- exercise:: --test-threads=1 2>&1 | grep -E '^test |test result|^running' || true
+} > chapters/ch03-last-slot/figures/loom-no-branch.txt
+
+echo "[figures] ch03: FIFO owner beside crossbeam's FIFO Worker"
+rm -rf "$home"
+cmd="cargo bench -p ch03-last-slot --bench take -- --warm-up-time 1 --measurement-time 3 --noplot"
+CRITERION_HOME="$PWD/$home" $cmd >/dev/null 2>&1
+python3 scripts/bench_table.py "$home" chapters/ch03-last-slot/figures/bench.md 512 "$cmd" \
+  "owner_fifo_push_take:ch03 Owner,crossbeam Worker"

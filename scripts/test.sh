@@ -54,7 +54,7 @@ loom_models() {
 book_snippets() {
   local deps=target/mdbook-deps
   rm -rf "$deps"
-  cargo build -q -p ch01-ring -p ch02-poll --target-dir "$deps" && mdbook test -L "$deps/debug/deps"
+  cargo build -q -p ch01-ring -p ch02-poll -p ch03-last-slot --target-dir "$deps" && mdbook test -L "$deps/debug/deps"
 }
 
 book_build() {
