@@ -34,14 +34,15 @@ export PATH="$HOME/.cargo/bin:$PATH"
 
 # Loom models: every chapter with tests/loom.rs, under --cfg loom in a target dir of
 # their own. A loom suite that runs no model fails: the count must be above zero.
+# The filter (default `reference::`) selects the models to run.
 loom_models() {
-  local any=0 dir crate out n
+  local filter=${1:-reference::} any=0 dir crate out n
   for dir in chapters/ch*/; do
     [ -f "$dir/tests/loom.rs" ] || continue
     any=1
     crate=$(basename "$dir")
     out=$(RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=3 CARGO_TARGET_DIR=target/loom \
-      cargo test -p "$crate" --release --test loom -- reference:: --test-threads=1 2>&1) || { echo "$out" | tail -40; return 1; }
+      cargo test -p "$crate" --release --test loom -- "$filter" --test-threads=1 2>&1) || { echo "$out" | tail -40; return 1; }
     n=$(echo "$out" | sed -n 's/^test result: ok\. \([0-9]*\) passed.*/\1/p' | head -1)
     echo "$crate: ${n:-0} loom models ran"
     [ "${n:-0}" -gt 0 ] || { echo "$crate: the loom suite ran no model"; return 1; }
@@ -49,12 +50,20 @@ loom_models() {
   [ $any = 1 ] || echo "no chapter has loom models yet (chapter 1 has one owner and nothing to interleave)"
 }
 
+# The guard above must be able to fail: a filter that selects no model must fail the step.
+loom_guard_fails() {
+  local out
+  out=$(loom_models no_such_model:: 2>&1) && { echo "a loom run of zero models passed:"; echo "$out"; return 1; }
+  grep -q "the loom suite ran no model" <<<"$out" || { echo "$out"; return 1; }
+  echo "a loom suite that runs no model is refused"
+}
+
 # `mdbook test` links the chapter crates from a fresh target dir of their own:
 # two builds of one crate in the same deps folder make rustc refuse to pick one.
 book_snippets() {
   local deps=target/mdbook-deps
   rm -rf "$deps"
-  cargo build -q -p ch01-ring -p ch02-poll -p ch03-last-slot --target-dir "$deps" && mdbook test -L "$deps/debug/deps"
+  cargo build -q -p ch01-ring -p ch02-poll -p ch03-last-slot -p ch04-grow --target-dir "$deps" && mdbook test -L "$deps/debug/deps"
 }
 
 book_build() {
@@ -87,6 +96,7 @@ step "cargo clippy -D warnings" cargo clippy -q --workspace --all-targets -- -D 
 step "cargo test (unit, property, probe, doc tests)" cargo test -q --workspace
 step "benchmarks smoke (criterion --test)" cargo bench -q --workspace -- --test
 step "loom models" loom_models
+step "the loom step fails when no model runs" loom_guard_fails
 step "cargo grade --check (solutions pass, stubs and mutants fail)" cargo grade --check
 step "book: mdbook build + link check" book_build
 step "book: mdbook test (snippets)" book_snippets

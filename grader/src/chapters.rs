@@ -30,6 +30,10 @@ impl Chapter {
     pub fn hints(&self) -> String {
         format!("chapters/{}/hints.md", self.name)
     }
+    /// The loom models, whose doc comments the grader quotes when one fails.
+    pub fn loom_models(&self) -> String {
+        format!("chapters/{}/tests/loom.rs", self.name)
+    }
     /// Folder of the known-wrong variants.
     pub fn mutants(&self) -> String {
         format!("solutions/{}/mutants", self.name)
@@ -58,6 +62,14 @@ pub const CHAPTERS: &[Chapter] = &[
         name: "ch03-last-slot",
         title: "Chapter 3: the last slot",
         solution: "solutions/ch03-last-slot/take.rs",
+        loom: true,
+        gate_ratio: Some(2.0),
+    },
+    Chapter {
+        id: "ch04",
+        name: "ch04-grow",
+        title: "Chapter 4: growing under thieves",
+        solution: "solutions/ch04-grow/grow.rs",
         loom: true,
         gate_ratio: Some(2.0),
     },

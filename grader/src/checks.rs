@@ -167,7 +167,7 @@ impl Target<'_> {
 
     fn tests(&self) -> Verdict {
         let out = self.go(Check::Tests, self.cargo(&["test", "--", "exercise::"]));
-        self.test_check(Check::Tests, &out, "tests", first_panic)
+        self.test_check(Check::Tests, &out, "tests", &first_panic)
     }
 
     fn loom(&self) -> Verdict {
@@ -185,7 +185,9 @@ impl Target<'_> {
             .env("LOOM_MAX_PREEMPTIONS", "3")
             .env("LOOM_LOCATION", "1");
         let out = self.go(Check::Loom, cmd);
-        self.test_check(Check::Loom, &out, "loom models", |text| Some(explain_loom(text)))
+        let models =
+            std::fs::read_to_string(self.root.join(self.chapter.loom_models())).unwrap_or_default();
+        self.test_check(Check::Loom, &out, "loom models", &|text| Some(explain_loom(text, &models)))
     }
 
     /// A check run by the libtest harness: passes when at least one test ran and none
@@ -196,7 +198,7 @@ impl Target<'_> {
         check: Check,
         out: &Output,
         what: &str,
-        explain: fn(&str) -> Option<String>,
+        explain: &dyn Fn(&str) -> Option<String>,
     ) -> Verdict {
         if let Some(v) = self.hang(check, out) {
             return v;
@@ -329,6 +331,7 @@ fn crash(text: &str) -> Option<String> {
     let running = text
         .lines()
         .filter_map(|l| l.strip_prefix("test "))
+        .filter(|l| !l.starts_with("result:"))
         .find(|l| !(l.ends_with(" ok") || l.ends_with(" FAILED") || l.ends_with(" ignored")))
         .map(|l| l.split(" ... ").next().unwrap_or(l).rsplit("::").next().unwrap_or(l).to_string())
         .unwrap_or_else(|| "?".into());
@@ -349,13 +352,21 @@ fn first_panic(text: &str) -> Option<String> {
     Some(format!("{} (at {place})", msg.join(" / ")))
 }
 
-/// Turns loom's report into the reader's terms: which accesses raced and what is missing.
-fn explain_loom(text: &str) -> String {
+/// Turns loom's report into the reader's terms: what the failed model checks (its doc
+/// comment in `tests/loom.rs`, whose source is `models`), what it saw and where, and, for
+/// loom's own findings, which accesses raced and what is missing.
+fn explain_loom(text: &str, models: &str) -> String {
     let mut out = Vec::new();
+    if let Some(name) = failed_tests(text).first()
+        && let Some(doc) = model_doc(models, name)
+    {
+        out.push(format!("the model `{name}`: {doc}"));
+    }
     if text.contains("Causality violation") {
         out.push(
-            "loom saw a read of data that the writer had not published to this thread: a load \
-             that needs Acquire (paired with the writer's Release or a SeqCst read-modify-write) is weaker."
+            "loom saw a thread read memory that the writer had not published to it: a load that \
+             needs Acquire, or the write it reads from that needs Release, is weaker (or a read \
+             goes through a pointer obtained without either). The two places:"
                 .to_string(),
         );
     }
@@ -368,20 +379,46 @@ fn explain_loom(text: &str) -> String {
     if text.contains("deadlock") {
         out.push("every thread waits for another: a lock or a spin that nobody releases.".into());
     }
-    let places: Vec<&str> = text
-        .lines()
-        .filter(|l| {
-            l.contains(".rs:") && (l.contains("created") || l.contains("at ") || l.contains("-->"))
-        })
-        .take(4)
-        .collect();
+    // With LOOM_LOCATION=1 loom names the racing accesses by file and line.
+    let mut places: Vec<&str> = Vec::new();
+    for l in text.lines().filter(|l| l.contains(".rs:") && !l.contains("panicked at")) {
+        if (l.contains("created:") || l.contains(" @ ") || l.contains("-->"))
+            && !places.contains(&l)
+            && places.len() < 4
+        {
+            places.push(l);
+        }
+    }
     if !places.is_empty() {
-        out.push(format!("accesses involved:\n{}", places.join("\n")));
+        out.push(places.join("\n"));
+    }
+    // A panic inside loom itself is its report above, not the model's own assertion.
+    if let Some(panic) = first_panic(text).filter(|p| !p.contains("/loom-")) {
+        out.push(format!("it saw: {panic}"));
+    } else if let Some(why) = crash(text) {
+        out.push(why);
     }
     if out.is_empty() {
-        out.push(first_panic(text).unwrap_or_else(|| "see the loom log".into()));
+        out.push("see the loom log".into());
     }
     out.join("\n")
+}
+
+/// The doc comment (`///` lines) of `fn name` in `source`, joined into one paragraph.
+fn model_doc(source: &str, name: &str) -> Option<String> {
+    let lines: Vec<&str> = source.lines().collect();
+    let at = lines.iter().position(|l| {
+        let l = l.trim_start();
+        l.starts_with(&format!("fn {name}<")) || l.starts_with(&format!("fn {name}("))
+    })?;
+    let doc: Vec<&str> = lines[..at]
+        .iter()
+        .rev()
+        .take_while(|l| l.trim_start().starts_with("///"))
+        .map(|l| l.trim_start().trim_start_matches("///").trim())
+        .collect();
+    (!doc.is_empty())
+        .then(|| doc.into_iter().rev().collect::<Vec<_>>().join(" ").trim().to_string())
 }
 
 /// Criterion's mean estimate (ns) for one benchmark folder.
@@ -424,6 +461,42 @@ mod tests {
             "{why}"
         );
         assert_eq!(crash("test a ... ok"), None);
+        let later =
+            "test result: ok. 0 passed; 0 failed\n(signal: 6, SIGABRT: process abort signal)";
+        assert!(crash(later).unwrap().contains("in ?"), "a result line is not a test name");
+    }
+
+    #[test]
+    fn names_the_racing_accesses_of_a_causality_violation() {
+        let text = "test exercise::m ... FAILED\n\
+                    thread 'exercise::m' panicked at /registry/loom-0.7.3/src/rt/location.rs:115:9:\n\n\
+                    Causality violation: Concurrent load and mut accesses.\n\
+                    \x20   created: chapters/ch04-grow/src/queue.rs:22:55\n\
+                    \x20      load: thread #1 @ chapters/ch04-grow/src/take.rs:29:25\n";
+        let why = explain_loom(text, "");
+        assert!(why.contains("needs Acquire"), "{why}");
+        assert!(why.contains("created: chapters/ch04-grow/src/queue.rs:22:55"), "{why}");
+        assert!(why.contains("load: thread #1 @ chapters/ch04-grow/src/take.rs:29:25"), "{why}");
+    }
+
+    #[test]
+    fn explains_a_loom_failure_with_the_models_doc() {
+        let models = "/// Unrelated.\nfn other<P>() {}\n\n/// The owner pops while a thief polls:\n\
+                      /// the last task is raced for.\nfn owner_and_thief_race<P: PollOps>() {\n";
+        assert_eq!(
+            model_doc(models, "owner_and_thief_race").unwrap(),
+            "The owner pops while a thief polls: the last task is raced for."
+        );
+        assert_eq!(model_doc(models, "missing"), None);
+        let text = "test exercise::owner_and_thief_race ... FAILED\n\
+                    thread 'exercise::owner_and_thief_race' panicked at chapters/ch02-poll/tests/loom.rs:38:5:\n\
+                    each task taken exactly once, got counts [2, 1]\nnote: run with";
+        let why = explain_loom(text, models);
+        assert!(why.starts_with("the model `owner_and_thief_race`: The owner pops"), "{why}");
+        assert!(
+            why.contains("it saw: each task taken exactly once, got counts [2, 1] (at chapters/ch02-poll/tests/loom.rs:38:5)"),
+            "{why}"
+        );
     }
 
     #[test]

@@ -6,25 +6,62 @@
 use std::path::Path;
 use std::process::Command;
 
-fn check(bin: &str, args: &[&str], figure: &str) {
+/// Runs the probe and compares its output with the committed figure: `Err` says how to
+/// refresh it. With `UPDATE_FIGURES` set, writes the figure instead.
+fn compare(bin: &str, args: &[&str], figure: &str, update: bool) -> Result<(), String> {
     let out = Command::new(bin).args(args).output().expect("the probe runs");
     assert!(out.status.success(), "{bin} failed: {}", String::from_utf8_lossy(&out.stderr));
     let fresh = String::from_utf8(out.stdout).expect("UTF-8 output");
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(figure);
-    if std::env::var_os("UPDATE_FIGURES").is_some() {
+    if update {
         std::fs::write(&path, &fresh).expect("write the figure");
-        return;
+        return Ok(());
     }
     let committed = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        committed == fresh,
-        "{figure} is stale: rerun with UPDATE_FIGURES=1 cargo test -p probes --test figures\n--- fresh output ---\n{fresh}"
-    );
+    if committed == fresh {
+        Ok(())
+    } else {
+        Err(format!(
+            "{figure} is stale: rerun with UPDATE_FIGURES=1 cargo test -p probes --test figures\n--- fresh output ---\n{fresh}"
+        ))
+    }
 }
+
+const RING_TRACE: &str = "chapters/ch01-ring/figures/ring-trace.txt";
 
 #[test]
 fn ring_trace_matches_the_book() {
-    check(env!("CARGO_BIN_EXE_ring-trace"), &[], "chapters/ch01-ring/figures/ring-trace.txt");
+    let update = std::env::var_os("UPDATE_FIGURES").is_some();
+    compare(env!("CARGO_BIN_EXE_ring-trace"), &[], RING_TRACE, update)
+        .unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// The comparison can fail: the same probe started elsewhere prints another trace, and
+/// that must be reported as a stale figure.
+#[test]
+fn a_figure_that_differs_from_the_probe_is_stale() {
+    let err = compare(env!("CARGO_BIN_EXE_ring-trace"), &["--start", "100"], RING_TRACE, false)
+        .expect_err("a different trace must not match the book's figure");
+    assert!(err.contains("is stale") && err.contains("UPDATE_FIGURES=1"), "{err}");
+}
+
+/// The contention probe at tiny sizes: it checks its own invariants (each task taken once,
+/// attempts = successes + failures) and exits 1 when one breaks.
+#[test]
+fn poll_contention_smoke_run() {
+    let out = Command::new(env!("CARGO_BIN_EXE_poll-contention"))
+        .args(["--tasks", "2000", "--thieves", "1,2", "--runs", "2"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(text.lines().filter(|l| l.starts_with("thieves=")).count(), 2, "{text}");
+    assert!(text.contains("check: every task taken exactly once"), "{text}");
+    let bad = Command::new(env!("CARGO_BIN_EXE_poll-contention"))
+        .args(["--thieves", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2), "a thief count of 0 is refused with usage");
 }
 
 #[test]

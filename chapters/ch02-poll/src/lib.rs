@@ -11,8 +11,13 @@
 //! - [`poll`]: the thief's side (the reference solution of the exercise), counting what it
 //!   does in [`PollStats`];
 //! - [`reclaim`]: when a taken task's memory may be freed (Java's GC decides; Rust must);
-//! - [`sync`]: std atomics, or loom's under `--cfg loom`.
+//! - [`sync`]: std atomics, or loom's under `--cfg loom`;
+//! - `contention`: the contended run (1 owner, N thieves) the benchmark and probe share.
 
+#[cfg(not(loom))]
+pub mod contention;
+#[cfg(loom)]
+pub mod model;
 mod queue;
 pub mod reclaim;
 pub mod sync;

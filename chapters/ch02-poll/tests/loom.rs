@@ -6,40 +6,9 @@
 //! `RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=3 cargo test -p ch02-poll --release --test loom`
 #![cfg(loom)]
 
+use ch02_poll::model::{Task, exactly_once, run, task};
 use ch02_poll::{PollOps, Stealer, new_with};
-use loom::cell::UnsafeCell;
 use loom::thread;
-
-/// A task whose contents loom watches: written by the owner when made, read by whoever
-/// takes it. A take that does not synchronize with the push is a causality violation.
-struct Task {
-    id: usize,
-    data: UnsafeCell<usize>,
-}
-
-fn task(id: usize) -> Task {
-    Task { id, data: UnsafeCell::new(id * 10) }
-}
-
-/// Reads the contents (loom checks the read is ordered after the owner's write) and returns the id.
-fn run(t: Task) -> usize {
-    // SAFETY: whoever holds the Task owns it; loom checks the ordering of this read.
-    let data = t.data.with(|p| unsafe { *p });
-    assert_eq!(data, t.id * 10, "task {} carried the wrong contents", t.id);
-    t.id
-}
-
-/// Every id in `0..n` exactly once across the lists.
-fn exactly_once(n: usize, lists: &[&[usize]]) {
-    let mut seen = vec![0; n];
-    for &id in lists.iter().flat_map(|l| l.iter()) {
-        seen[id] += 1;
-    }
-    assert!(
-        seen.iter().all(|&c| c == 1),
-        "each task taken exactly once, got counts {seen:?} from {lists:?}"
-    );
-}
 
 fn thief<P: PollOps + 'static>(
     s: &Stealer<Task, P>,

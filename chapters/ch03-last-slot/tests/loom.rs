@@ -2,34 +2,9 @@
 //! (`LOOM_MAX_PREEMPTIONS=3`). Every task must be taken exactly once, with its contents visible.
 #![cfg(loom)]
 
+use ch02_poll::model::{Task, exactly_once, run, task};
 use ch03_last_slot::{TakeOps, new_with};
-use loom::cell::UnsafeCell;
 use loom::thread;
-
-struct Task {
-    id: usize,
-    data: UnsafeCell<usize>,
-}
-
-fn task(id: usize) -> Task {
-    Task { id, data: UnsafeCell::new(id + 100) }
-}
-
-fn run(t: Task) -> usize {
-    // SAFETY: whoever holds the Task owns it; loom checks this read is ordered after the write.
-    let data = t.data.with(|p| unsafe { *p });
-    assert_eq!(data, t.id + 100, "task {} carried the wrong contents", t.id);
-    t.id
-}
-
-fn exactly_once(n: usize, lists: &[&[usize]]) {
-    let mut seen = vec![0; n];
-    lists.iter().flat_map(|l| l.iter()).for_each(|&id| seen[id] += 1);
-    assert!(
-        seen.iter().all(|&c| c == 1),
-        "each task taken exactly once, got counts {seen:?} from {lists:?}"
-    );
-}
 
 /// Two tasks; the owner takes in `fifo` mode while a thief polls twice.
 fn owner_takes_while_a_thief_polls<O: TakeOps + 'static>(fifo: bool) {

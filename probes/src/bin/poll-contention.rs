@@ -9,10 +9,7 @@
 //! Every run checks that each task was taken exactly once and that
 //! attempts = successes + failures; a violation exits with status 1.
 
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
-use std::sync::{Arc, Barrier};
-
-use ch02_poll::PollStats;
+use ch02_poll::contention::race;
 
 struct Args {
     tasks: usize,
@@ -39,66 +36,6 @@ fn parse() -> Result<Args, String> {
     Ok(args)
 }
 
-/// One run: returns the thieves' summed stats, and how many tasks they (not the owner) took.
-fn run(tasks: usize, thieves: usize) -> Result<(PollStats, u64), String> {
-    let (owner, stealer) = ch02_poll::new::<usize>(1 << 16);
-    let taken: Arc<Vec<AtomicU8>> = Arc::new((0..tasks).map(|_| AtomicU8::new(0)).collect());
-    let done = Arc::new(AtomicBool::new(false));
-    let start = Arc::new(Barrier::new(thieves + 1));
-    let handles: Vec<_> = (0..thieves)
-        .map(|_| {
-            let (stealer, taken, done, start) =
-                (stealer.clone(), taken.clone(), done.clone(), start.clone());
-            std::thread::spawn(move || {
-                let (mut stats, mut got) = (PollStats::default(), 0u64);
-                start.wait();
-                loop {
-                    let finished = done.load(Ordering::Acquire);
-                    match stealer.poll_counted(&mut stats) {
-                        Some(id) => {
-                            taken[id].fetch_add(1, Ordering::Relaxed);
-                            got += 1;
-                        }
-                        None if finished => break,
-                        None => std::hint::spin_loop(),
-                    }
-                }
-                (stats, got)
-            })
-        })
-        .collect();
-    start.wait();
-    for id in 0..tasks {
-        let mut task = id;
-        while let Err(full) = owner.push(task) {
-            task = full.into_task();
-            if let Some(mine) = owner.pop() {
-                taken[mine].fetch_add(1, Ordering::Relaxed);
-            }
-        }
-    }
-    done.store(true, Ordering::Release);
-    let mut total = (PollStats::default(), 0);
-    for h in handles {
-        let (stats, got) = h.join().map_err(|_| "a thief panicked".to_string())?;
-        if stats.attempts != got + stats.failures {
-            return Err(format!(
-                "attempts {} != successes {got} + failures {}",
-                stats.attempts, stats.failures
-            ));
-        }
-        total.0.add(&stats);
-        total.1 += got;
-    }
-    while let Some(mine) = owner.pop() {
-        taken[mine].fetch_add(1, Ordering::Relaxed);
-    }
-    if let Some(id) = taken.iter().position(|c| c.load(Ordering::Relaxed) != 1) {
-        return Err(format!("task {id} was taken {} times", taken[id].load(Ordering::Relaxed)));
-    }
-    Ok(total)
-}
-
 fn main() {
     let args = parse().unwrap_or_else(|e| {
         eprintln!(
@@ -118,14 +55,10 @@ fn main() {
         let mut rates = Vec::new();
         let mut last = None;
         for _ in 0..args.runs {
-            match run(args.tasks, n) {
-                Ok((stats, got)) => {
-                    rates.push(if stats.attempts == 0 {
-                        0.0
-                    } else {
-                        stats.failures as f64 / stats.attempts as f64
-                    });
-                    last = Some((stats, got));
+            match race(&ch02_poll::new::<usize>(1 << 16), args.tasks, n) {
+                Ok(race) => {
+                    rates.push(race.fail_rate());
+                    last = Some((race.stats, race.stolen));
                 }
                 Err(e) => {
                     eprintln!("poll-contention: thieves={n}: {e}");

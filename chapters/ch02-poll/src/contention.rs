@@ -1,0 +1,199 @@
+//! The contended run the article tabulates: one owner pushes tasks while N thieves, released
+//! together by a barrier, poll until every task is taken. It counts CAS attempts and
+//! failures per thief, and checks that each task was taken exactly once.
+//!
+//! Written against two small traits so that the same run drives our queues (chapter 2's
+//! here, later chapters' in their crates) and crossbeam-deque's ([`Crossbeam`]): the
+//! measured difference is then the queue, not the harness. Used by `benches/poll.rs` (group `contended`) and the `poll-contention`
+//! probe.
+
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::{Arc, Barrier};
+use std::time::{Duration, Instant};
+
+use crossbeam_deque::{Steal, Worker};
+
+use crate::{Owner, PollStats, Stealer};
+
+/// The owner's side of a queue under test. Tasks are ids `0..tasks`.
+pub trait Contended {
+    /// A thief's handle, moved to its thread.
+    type Thief: ContendedThief;
+    /// Pushes a task, or hands it back when the queue is full.
+    fn push(&self, task: usize) -> Result<(), usize>;
+    /// Takes a task at the owner's end.
+    fn pop(&self) -> Option<usize>;
+    /// A new thief's handle.
+    fn thief(&self) -> Self::Thief;
+}
+
+/// A thief's side: one steal, counted into `stats`.
+pub trait ContendedThief: Send + 'static {
+    /// Takes a task, or returns `None` when the queue looked empty.
+    fn take(&mut self, stats: &mut PollStats) -> Option<usize>;
+}
+
+impl Contended for (Owner<usize>, Stealer<usize>) {
+    type Thief = Stealer<usize>;
+    fn push(&self, task: usize) -> Result<(), usize> {
+        self.0.push(task).map_err(|full| full.into_task())
+    }
+    fn pop(&self) -> Option<usize> {
+        self.0.pop()
+    }
+    fn thief(&self) -> Stealer<usize> {
+        self.1.clone()
+    }
+}
+
+impl ContendedThief for Stealer<usize> {
+    fn take(&mut self, stats: &mut PollStats) -> Option<usize> {
+        self.poll_counted(stats)
+    }
+}
+
+/// crossbeam-deque's LIFO worker, the peer run beside ours (the same harness, its queue).
+pub struct Crossbeam(Worker<usize>);
+
+impl Crossbeam {
+    /// A new, empty LIFO worker.
+    pub fn new() -> Self {
+        Crossbeam(Worker::new_lifo())
+    }
+}
+
+impl Default for Crossbeam {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Contended for Crossbeam {
+    type Thief = CrossbeamThief;
+    fn push(&self, task: usize) -> Result<(), usize> {
+        self.0.push(task); // unbounded: never full
+        Ok(())
+    }
+    fn pop(&self) -> Option<usize> {
+        self.0.pop()
+    }
+    fn thief(&self) -> CrossbeamThief {
+        CrossbeamThief(self.0.stealer())
+    }
+}
+
+/// A crossbeam `Stealer`, counting `Steal::Retry` (its lost CAS) as a failed attempt.
+pub struct CrossbeamThief(crossbeam_deque::Stealer<usize>);
+
+impl ContendedThief for CrossbeamThief {
+    fn take(&mut self, stats: &mut PollStats) -> Option<usize> {
+        loop {
+            match self.0.steal() {
+                Steal::Success(t) => {
+                    stats.attempts += 1;
+                    return Some(t);
+                }
+                Steal::Retry => {
+                    // crossbeam's CAS on `front` lost (or the buffer changed): a failed attempt
+                    stats.attempts += 1;
+                    stats.failures += 1;
+                }
+                Steal::Empty => {
+                    stats.empty += 1;
+                    return None;
+                }
+            }
+        }
+    }
+}
+
+/// What one contended run did.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Race {
+    /// The thieves' summed counters.
+    pub stats: PollStats,
+    /// Tasks the thieves took (the owner took the rest).
+    pub stolen: u64,
+    /// From the barrier's release to the last thief's exit.
+    pub elapsed: Duration,
+}
+
+impl Race {
+    /// Failed CAS attempts per attempt, the article's `fail/attempt` column.
+    pub fn fail_rate(&self) -> f64 {
+        if self.stats.attempts == 0 {
+            0.0
+        } else {
+            self.stats.failures as f64 / self.stats.attempts as f64
+        }
+    }
+}
+
+/// Runs `tasks` tasks through `queue` with `thieves` thieves polling from the start. When
+/// the queue is full the owner pops one task to make room, as a worker would run it.
+///
+/// Errors (never expected): a task taken twice or never, a thief that panicked, or
+/// attempts that do not add up to successes plus failures.
+pub fn race<C: Contended>(queue: &C, tasks: usize, thieves: usize) -> Result<Race, String> {
+    let taken: Arc<Vec<AtomicU8>> = Arc::new((0..tasks).map(|_| AtomicU8::new(0)).collect());
+    let done = Arc::new(AtomicBool::new(false));
+    let start = Arc::new(Barrier::new(thieves + 1));
+    let handles: Vec<_> = (0..thieves)
+        .map(|_| {
+            let mut thief = queue.thief();
+            let (taken, done, start) = (taken.clone(), done.clone(), start.clone());
+            std::thread::spawn(move || {
+                let (mut stats, mut got) = (PollStats::default(), 0u64);
+                start.wait();
+                loop {
+                    // Acquire: pairs with the owner's Release below; after it, a poll that
+                    // finds the queue empty finds it empty for good.
+                    let finished = done.load(Ordering::Acquire);
+                    match thief.take(&mut stats) {
+                        Some(id) => {
+                            // Relaxed: a counter read only after every thread is joined.
+                            taken[id].fetch_add(1, Ordering::Relaxed);
+                            got += 1;
+                        }
+                        None if finished => break,
+                        None => std::hint::spin_loop(),
+                    }
+                }
+                (stats, got)
+            })
+        })
+        .collect();
+    start.wait();
+    let t0 = Instant::now();
+    for id in 0..tasks {
+        let mut task = id;
+        while let Err(back) = queue.push(task) {
+            task = back;
+            if let Some(mine) = queue.pop() {
+                taken[mine].fetch_add(1, Ordering::Relaxed); // Relaxed: as above
+            }
+        }
+    }
+    // Release: every push above happens before a thief that sees `done` polls for the last time.
+    done.store(true, Ordering::Release);
+    let mut race = Race::default();
+    for h in handles {
+        let (stats, got) = h.join().map_err(|_| "a thief panicked".to_string())?;
+        if stats.attempts != got + stats.failures {
+            return Err(format!(
+                "attempts {} != successes {got} + failures {}",
+                stats.attempts, stats.failures
+            ));
+        }
+        race.stats.add(&stats);
+        race.stolen += got;
+    }
+    race.elapsed = t0.elapsed();
+    while let Some(mine) = queue.pop() {
+        taken[mine].fetch_add(1, Ordering::Relaxed); // Relaxed: single-threaded by now
+    }
+    match taken.iter().position(|c| c.load(Ordering::Relaxed) != 1) {
+        Some(id) => Err(format!("task {id} was taken {} times", taken[id].load(Ordering::Relaxed))),
+        None => Ok(race),
+    }
+}

@@ -1,0 +1,209 @@
+//! Chapter 4: growing the array while thieves poll, after JDK 25's `WorkQueue.growArray`,
+//! and keeping the old array alive, which Java's garbage collector does for free.
+//!
+//! Chapters 2 and 3 had a fixed array and a push that said [`Full`]. Here the array is a
+//! value of its own ([`Slots`]) behind an atomic pointer, and the owner's push doubles it
+//! when it fills: it *moves* each task from the old array to the new one with a swap, from
+//! the newest down, stopping at the first slot a thief already emptied; then it publishes
+//! the new array with a fully fenced swap. Thieves read the array afresh every round.
+//!
+//! - [`WorkQueue`], [`Slots`], [`push`]: the shared state and the owner's push;
+//! - [`grow::grow`]: the move and the publish (the reference solution of the exercise);
+//! - [`take`]: chapters 2 and 3's `poll` and `next_local_task`, re-reading the array;
+//! - [`Owner`], [`Stealer`]: the handles, as in chapters 2 and 3;
+//! - [`Memory`]: what the arrays hold, current and retired.
+
+mod queue;
+pub mod take;
+
+/// Growing the array: the reference solution of the chapter 4 exercise.
+pub mod grow;
+
+pub use ch01_ring::Full;
+pub use ch02_poll::{PollStats, sync};
+pub use queue::{Memory, Slots, WorkQueue, push};
+
+use std::cell::Cell;
+use std::marker::PhantomData;
+
+use ch02_poll::reclaim::{pin, take_task};
+
+use crate::sync::Arc;
+
+/// The JDK's first array length (`INITIAL_QUEUE_CAPACITY`, 1 << 6).
+pub const INITIAL_QUEUE_CAPACITY: usize = 1 << 6;
+/// The largest array. JDK 25 has no named limit: `growArray` doubles while `cap << 1` is a
+/// positive `int` (so 1 << 30 is the last length) and the allocation succeeds, and a push
+/// into a full array that could not grow throws. We stop at a limit of our own, as in
+/// chapter 1, so that [`Full`] can be tested.
+pub const MAX_CAPACITY: usize = 1 << 30;
+
+/// The seam between the owner's push and the `grow` it calls.
+///
+/// # Safety
+/// `grow` must leave every task that was in `q`'s array either in the array it publishes
+/// (at the same index) or with the thief that took it, never in both, and must not free an
+/// array that a thief may still be reading: `Drop` and the thieves rely on both.
+pub unsafe trait GrowOps {
+    /// See [`grow::grow`].
+    fn grow<T>(q: &WorkQueue<T>, s: i32);
+}
+
+macro_rules! impl_grow_ops {
+    ($ty:ident) => {
+        // SAFETY: `grow` in this module moves each task with a swap and retires the old array.
+        unsafe impl $crate::GrowOps for $ty {
+            fn grow<T>(q: &$crate::WorkQueue<T>, s: i32) {
+                grow(q, s)
+            }
+        }
+    };
+}
+
+/// The reference mechanism, [`grow::grow`].
+pub struct Reference;
+mod reference {
+    use super::Reference;
+    use crate::grow::grow;
+    impl_grow_ops!(Reference);
+}
+
+/// The reader's exercise, compiled only with `--features exercise` (the grader's switch).
+#[cfg(feature = "exercise")]
+pub mod exercise {
+    include!(env!("EXERCISE_FILE"));
+
+    /// The exercise's `grow`, plugged into [`Owner`](crate::Owner)'s push.
+    pub struct Exercise;
+    impl_grow_ops!(Exercise);
+}
+
+/// A queue starting at `capacity` slots (a power of two >= 2) and growing up to
+/// [`MAX_CAPACITY`], with its owner and a thief handle.
+pub fn new<T>(capacity: usize) -> (Owner<T>, Stealer<T>) {
+    new_with::<T, Reference>(capacity, MAX_CAPACITY)
+}
+
+/// Like [`new`], growing with `G` (the grader's `Exercise`) up to `max_capacity`.
+pub fn new_with<T, G: GrowOps>(capacity: usize, max_capacity: usize) -> (Owner<T, G>, Stealer<T>) {
+    let q = Arc::new(WorkQueue::new(capacity, max_capacity));
+    (Owner { q: q.clone(), grow: PhantomData, not_sync: PhantomData }, Stealer { q })
+}
+
+/// The owner's handle: push (growing), pop, FIFO take. `Send`, not `Sync`, not `Clone`.
+pub struct Owner<T, G: GrowOps = Reference> {
+    q: Arc<WorkQueue<T>>,
+    grow: PhantomData<fn() -> G>,
+    not_sync: PhantomData<Cell<()>>,
+}
+
+// SAFETY: as chapter 2's Owner: it moves tasks of type T between threads; `Cell` keeps it !Sync.
+unsafe impl<T: Send, G: GrowOps> Send for Owner<T, G> {}
+
+impl<T, G: GrowOps> Owner<T, G> {
+    /// Pushes a task, growing the array when it fills; at the maximum capacity, hands the
+    /// task back in [`Full`].
+    pub fn push(&self, task: T) -> Result<(), Full<T>> {
+        push::<T, G>(&self.q, task)
+    }
+
+    /// Takes the next task, newest first or, with `fifo`, oldest first.
+    pub fn next_local_task(&self, fifo: bool) -> Option<T> {
+        let pin = pin();
+        // SAFETY: `next_local_task` returns null or a pointer its swap took, under `pin`.
+        unsafe { take_task(take::next_local_task(&self.q, fifo), &pin) }
+    }
+
+    /// LIFO take.
+    pub fn pop(&self) -> Option<T> {
+        self.next_local_task(false)
+    }
+
+    /// FIFO take.
+    pub fn poll_fifo(&self) -> Option<T> {
+        self.next_local_task(true)
+    }
+
+    /// The shared state.
+    pub fn queue(&self) -> &WorkQueue<T> {
+        &self.q
+    }
+
+    /// Another thief handle on this queue.
+    pub fn stealer(&self) -> Stealer<T> {
+        Stealer { q: self.q.clone() }
+    }
+
+    /// Number of tasks, exact when no thief is in the middle of a poll.
+    pub fn len(&self) -> usize {
+        self.q.len()
+    }
+
+    /// True when `len() == 0`.
+    pub fn is_empty(&self) -> bool {
+        self.q.is_empty()
+    }
+}
+
+/// A thief's handle. `Clone + Send + Sync`.
+pub struct Stealer<T> {
+    q: Arc<WorkQueue<T>>,
+}
+
+// SAFETY: thieves take tasks (each exactly once, by CAS) to their own thread: sound for T: Send.
+unsafe impl<T: Send> Send for Stealer<T> {}
+// SAFETY: as above; `poll` takes `&self` and synchronizes through the slot CAS.
+unsafe impl<T: Send> Sync for Stealer<T> {}
+
+impl<T> Clone for Stealer<T> {
+    fn clone(&self) -> Self {
+        Stealer { q: self.q.clone() }
+    }
+}
+
+impl<T> Stealer<T> {
+    /// Takes the oldest task, or `None` if the queue looked empty.
+    pub fn poll(&self) -> Option<T> {
+        self.poll_counted(&mut PollStats::default())
+    }
+
+    /// Like [`poll`](Self::poll), counting into `stats`.
+    pub fn poll_counted(&self, stats: &mut PollStats) -> Option<T> {
+        let pin = pin();
+        // SAFETY: `take::poll` returns null or a pointer its CAS took, under `pin`.
+        unsafe { take_task(take::poll(&self.q, stats), &pin) }
+    }
+
+    /// The shared state.
+    pub fn queue(&self) -> &WorkQueue<T> {
+        &self.q
+    }
+}
+
+/// This queue in chapter 2's contended run (`ch02_poll::contention`), beside crossbeam-deque.
+#[cfg(not(loom))]
+mod contended {
+    use ch02_poll::PollStats;
+    use ch02_poll::contention::{Contended, ContendedThief};
+
+    use crate::{GrowOps, Owner, Stealer};
+
+    impl<G: GrowOps> Contended for Owner<usize, G> {
+        type Thief = Stealer<usize>;
+        fn push(&self, task: usize) -> Result<(), usize> {
+            Owner::push(self, task).map_err(|full| full.into_task())
+        }
+        fn pop(&self) -> Option<usize> {
+            Owner::pop(self)
+        }
+        fn thief(&self) -> Stealer<usize> {
+            self.stealer()
+        }
+    }
+
+    impl ContendedThief for Stealer<usize> {
+        fn take(&mut self, stats: &mut PollStats) -> Option<usize> {
+            self.poll_counted(stats)
+        }
+    }
+}

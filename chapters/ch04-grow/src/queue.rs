@@ -1,0 +1,189 @@
+use std::ptr::null_mut;
+use std::sync::Mutex;
+
+use ch01_ring::ops::slot_of;
+use crossbeam_utils::CachePadded;
+
+use crate::GrowOps;
+use crate::sync::{AtomicI32, AtomicPtr, Ordering};
+use ch01_ring::Full;
+
+// ANCHOR: slots
+/// One array of slots: chapter 2's `array`, now a value of its own so that it can be
+/// replaced whole. A power of two long; never resized in place.
+pub struct Slots<T> {
+    cells: Box<[AtomicPtr<T>]>,
+}
+
+impl<T> Slots<T> {
+    /// `capacity` empty (null) slots.
+    pub fn new(capacity: usize) -> Box<Self> {
+        debug_assert!(capacity.is_power_of_two());
+        Box::new(Slots { cells: (0..capacity).map(|_| AtomicPtr::new(null_mut())).collect() })
+    }
+
+    /// Number of slots.
+    pub fn capacity(&self) -> usize {
+        self.cells.len()
+    }
+
+    /// The slot of logical index `index` (chapter 1's mask, for this array's length).
+    #[inline]
+    pub fn at(&self, index: i32) -> &AtomicPtr<T> {
+        &self.cells[slot_of(self.cells.len(), index)]
+    }
+}
+// ANCHOR_END: slots
+
+// ANCHOR: work_queue
+/// Chapter 2's queue with a replaceable array.
+///
+/// Invariants, in addition to chapter 2's (the slot decides who owns a task; only the owner
+/// writes `top`; `base` moves forward only, written by whoever took index `base`):
+/// - `array` is never null. Only the owner replaces it, in `grow`, after moving every task
+///   still in the old array into the new one (emptying each old slot with a swap).
+/// - An array that `array` pointed to is freed only when the queue drops: `grow` hands it to
+///   `retired`. So any `&Slots` read from `array` stays valid while the queue lives, however
+///   long a thief holds it. The retired arrays hold fewer slots than the current one
+///   (`c/2 + c/4 + ... < c`), and all their slots are null.
+pub struct WorkQueue<T> {
+    /// The current array, from `Box::into_raw`. Owner writes (grow), everyone reads.
+    pub array: AtomicPtr<Slots<T>>,
+    /// Index of the oldest task, where thieves poll (padded, as in chapter 2).
+    pub base: CachePadded<AtomicI32>,
+    /// Index of the next push. Only the owner writes it.
+    pub top: CachePadded<AtomicI32>,
+    /// Arrays replaced by `grow`, kept until the queue drops. Only the owner pushes here,
+    /// a handful of times in the queue's life: the lock is never contended. Boxed, not
+    /// moved into the Vec: thieves hold `&Slots` at the address `array` pointed to.
+    #[allow(clippy::vec_box)]
+    retired: Mutex<Vec<Box<Slots<T>>>>,
+    /// `grow` is not called past this capacity: the array then fills and push says [`Full`].
+    max_capacity: usize,
+}
+// ANCHOR_END: work_queue
+
+/// What a queue's arrays hold, in slots (one pointer each).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Memory {
+    /// Slots of the current array.
+    pub capacity: usize,
+    /// Arrays replaced by `grow` and kept until the queue drops.
+    pub retired_arrays: usize,
+    /// Their slots, all null.
+    pub retired_slots: usize,
+}
+
+impl Memory {
+    /// Bytes of all arrays, current and retired (the tasks' own boxes are not counted).
+    pub fn bytes(&self) -> usize {
+        (self.capacity + self.retired_slots) * size_of::<AtomicPtr<()>>()
+    }
+}
+
+impl<T> WorkQueue<T> {
+    pub(crate) fn new(capacity: usize, max_capacity: usize) -> Self {
+        assert!(
+            capacity >= 2 && capacity.is_power_of_two() && max_capacity.is_power_of_two(),
+            "capacities must be powers of two >= 2, got {capacity} and {max_capacity}"
+        );
+        assert!(
+            capacity <= max_capacity && max_capacity <= 1 << 30,
+            "need capacity {capacity} <= max {max_capacity} <= 1 << 30 (the JDK's largest array)"
+        );
+        WorkQueue {
+            array: AtomicPtr::new(Box::into_raw(Slots::new(capacity))),
+            base: CachePadded::new(AtomicI32::new(0)),
+            top: CachePadded::new(AtomicI32::new(0)),
+            retired: Mutex::new(Vec::new()),
+            max_capacity,
+        }
+    }
+
+    /// The current array. Acquire: pairs with `grow`'s publishing swap, so the slots it
+    /// moved into the new array are seen filled.
+    #[inline]
+    pub fn array(&self) -> &Slots<T> {
+        // SAFETY: `array` is never null, and no array it ever pointed to is freed before the
+        // queue drops (invariants above), which `&self` outlives.
+        unsafe { &*self.array.load(Ordering::Acquire) }
+    }
+
+    /// Keeps an array that `grow` replaced until the queue drops (see the invariants).
+    pub fn retire(&self, old: Box<Slots<T>>) {
+        self.retired.lock().unwrap_or_else(|e| e.into_inner()).push(old);
+    }
+
+    /// Largest capacity `grow` may reach.
+    pub fn max_capacity(&self) -> usize {
+        self.max_capacity
+    }
+
+    /// Slots held, current and retired.
+    pub fn memory(&self) -> Memory {
+        let retired = self.retired.lock().unwrap_or_else(|e| e.into_inner());
+        Memory {
+            capacity: self.array().capacity(),
+            retired_arrays: retired.len(),
+            retired_slots: retired.iter().map(|a| a.capacity()).sum(),
+        }
+    }
+
+    /// Capacity of the current array.
+    pub fn capacity(&self) -> usize {
+        self.array().capacity()
+    }
+
+    /// `top - base`, read without synchronizing: exact only when nobody is changing them.
+    pub fn len(&self) -> usize {
+        let (b, t) = (self.base.load(Ordering::Relaxed), self.top.load(Ordering::Relaxed));
+        t.wrapping_sub(b).max(0) as usize
+    }
+
+    /// True when `len() == 0`, with the same caveat.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl<T> Drop for WorkQueue<T> {
+    fn drop(&mut self) {
+        // Relaxed: `&mut self` rules out every other access.
+        let a = self.array.load(Ordering::Relaxed);
+        // SAFETY: `a` came from Box::into_raw and is freed only here, once.
+        let a = unsafe { Box::from_raw(a) };
+        for cell in a.cells.iter() {
+            let p = cell.load(Ordering::Relaxed); // as above
+            if !p.is_null() {
+                // SAFETY: a task nobody took, from Box::into_raw in `push`; no one else is left.
+                drop(unsafe { Box::from_raw(p) });
+            }
+        }
+        // The retired arrays drop with `self.retired`: their slots are null (moved by grow).
+    }
+}
+
+// ANCHOR: push
+/// Owner: stores `task` at `top`; when that fills the array, grows it (with `G`, the
+/// reference or the reader's `grow`). At the maximum capacity the array stays full and the
+/// next push hands its task back in [`Full`]. [JDK: `WorkQueue.push`]
+pub fn push<T, G: GrowOps>(q: &WorkQueue<T>, task: T) -> Result<(), Full<T>> {
+    let s = q.top.load(Ordering::Relaxed); // only the owner writes top
+    let b = q.base.load(Ordering::Acquire); // as in chapter 2: pairs with the takers' base stores
+    // Relaxed: only the owner writes `array`; this reads its own last store.
+    // SAFETY: never null, never freed while the queue lives.
+    let a = unsafe { &*q.array.load(Ordering::Relaxed) };
+    let cap = a.capacity();
+    let room = (cap as i64 - 1) - i64::from(s.wrapping_sub(b)); // free slots after this push
+    if room < 0 {
+        return Err(Full { task, capacity: cap });
+    }
+    q.top.store(s.wrapping_add(1), Ordering::Relaxed); // as in chapter 2
+    // SeqCst swap, as in chapter 2: Release publishes the task's contents.
+    a.at(s).swap(Box::into_raw(Box::new(task)), Ordering::SeqCst);
+    if room == 0 && cap < q.max_capacity {
+        G::grow(q, s); // the array is full now: double it before the next push
+    }
+    Ok(())
+}
+// ANCHOR_END: push

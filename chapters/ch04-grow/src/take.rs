@@ -1,0 +1,94 @@
+//! The two takers of chapters 2 and 3, for a queue whose array can be replaced.
+//!
+//! Each is its chapter's function with one change: the array is read from `q.array()` at the
+//! top of every round instead of being a fixed field, exactly as the JDK's `poll` and
+//! `nextLocalTask` read `array` into a local. The page shows the diff. (These repeat chapters
+//! 2 and 3 on purpose: the book prints them side by side.)
+//!
+//! Why a round that read the *old* array is still right: `grow` empties every old slot it
+//! moves, so an old slot is either still the task's only home (a CAS on it races `grow`'s
+//! swap, and exactly one wins) or null, which reads as "taken or not yet written": the thief
+//! goes round again and reads the new array.
+
+use std::ptr::null_mut;
+
+use ch02_poll::PollStats;
+
+use crate::WorkQueue;
+use crate::sync::Ordering::{Acquire, Relaxed, SeqCst};
+use crate::sync::spin;
+
+// ANCHOR: poll
+/// Thief: takes the task at `base`, or returns null when the queue is empty.
+/// [JDK 25: `WorkQueue.poll`]
+pub fn poll<T>(q: &WorkQueue<T>, stats: &mut PollStats) -> *mut T {
+    let mut pb = None; // base seen by the previous round: detects "no progress"
+    loop {
+        let a = q.array(); // new in chapter 4: the array of this round (Acquire)
+        let b = q.base.load(Relaxed); // a stale base is rejected by the recheck
+        let t = a.at(b).load(Acquire); // Acquire: chapter 2, row "thief reads the slot"
+        let u = a.at(b.wrapping_add(1)).load(Relaxed); // a hint for "empty"
+        if q.base.load(Relaxed) != b {
+            stats.rechecks += 1;
+        } else if t.is_null() {
+            // Empty, or taken and base not moved yet, or (new) moved to a newer array.
+            if u.is_null() && q.top.load(Relaxed).wrapping_sub(b) <= 0 {
+                stats.empty += 1;
+                return null_mut();
+            }
+            if pb == Some(b) {
+                stats.stalls += 1;
+                spin();
+            }
+        } else {
+            stats.attempts += 1;
+            // SeqCst CAS: decides ownership of t, against other thieves, the owner's take
+            // and (new) grow's move, which empties this slot with a swap.
+            if a.at(b).compare_exchange(t, null_mut(), SeqCst, Relaxed).is_ok() {
+                q.base.store(b.wrapping_add(1), SeqCst); // as in chapter 2
+                return t;
+            }
+            stats.failures += 1;
+        }
+        pb = Some(b);
+    }
+}
+// ANCHOR_END: poll
+
+/// Owner: takes the newest task (LIFO) or, with `fifo`, the oldest, with chapter 3's
+/// last-slot branch. [JDK 25: `WorkQueue.nextLocalTask(int fifo)`]
+pub fn next_local_task<T>(q: &WorkQueue<T>, fifo: bool) -> *mut T {
+    let a = q.array(); // new in chapter 4; the owner's own array (it is the one who grows)
+    let mut b = q.base.load(Acquire); // pairs with the takers' base stores
+    let p = q.top.load(Relaxed); // the owner's own field
+    if p.wrapping_sub(b) <= 0 {
+        return null_mut();
+    }
+    loop {
+        let nb = b.wrapping_add(1);
+        if !fifo || nb == p {
+            let s = p.wrapping_sub(1);
+            let t = a.at(s).swap(null_mut(), SeqCst); // SeqCst: ordered with a thief's CAS
+            if !t.is_null() {
+                q.top.store(s, Relaxed);
+            }
+            return t;
+        }
+        let t = a.at(b).swap(null_mut(), SeqCst); // as above
+        if !t.is_null() {
+            q.base.store(nb, SeqCst); // the JDK's updateBase
+            return t;
+        }
+        loop {
+            let now = q.base.load(Acquire); // wait for the thief that took b to move base
+            if now != b {
+                b = now;
+                break;
+            }
+            spin();
+        }
+        if p.wrapping_sub(b) <= 0 {
+            return null_mut();
+        }
+    }
+}

@@ -1,0 +1,73 @@
+//! Loom models of growth: every interleaving (up to LOOM_MAX_PREEMPTIONS preemptions) of an
+//! owner growing a 2-slot array to 4 while a thief polls. Each model checks that every task
+//! is taken exactly once and that whoever takes a task reads the contents the owner wrote
+//! (loom reports a causality violation otherwise).
+//!
+//! `RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=3 cargo test -p ch04-grow --release --test loom`
+#![cfg(loom)]
+
+use ch02_poll::model::{Task, exactly_once, run, task};
+use ch04_grow::{GrowOps, Stealer, new_with};
+use loom::thread;
+
+fn thief(s: &Stealer<Task>, polls: usize) -> thread::JoinHandle<Vec<usize>> {
+    let s = s.clone();
+    thread::spawn(move || (0..polls).filter_map(|_| s.poll().map(run)).collect())
+}
+
+/// The second push fills the 2-slot array and grows it to 4 while a thief polls twice: the
+/// thief may read the old array before, during or after the move, and the new one. Each
+/// task must be taken once, by the thief or by the owner's pops afterwards, with its
+/// contents intact. A move that copies instead of emptying the old slot gives a task twice;
+/// a publish without Release lets the thief take a moved task whose contents (and whose
+/// slot's very creation) it has no right to see yet.
+fn a_thief_polls_while_the_array_grows<G: GrowOps + 'static>() {
+    loom::model(|| {
+        let (owner, stealer) = new_with::<Task, G>(2, 4);
+        owner.push(task(0)).unwrap();
+        let th = thief(&stealer, 2);
+        owner.push(task(1)).unwrap(); // fills the array: grows to 4
+        assert_eq!(owner.queue().capacity(), 4, "the second push grows the array");
+        let mut mine: Vec<usize> = std::iter::from_fn(|| owner.pop().map(run)).collect();
+        let theirs = th.join().unwrap();
+        mine.extend(std::iter::from_fn(|| stealer.poll().map(run)));
+        exactly_once(2, &[&mine, &theirs]);
+    });
+}
+
+/// The thief starts before the array grows and finishes after: pushes continue into the new
+/// array, and the thief, which may still hold the old one, must find them there.
+fn pushes_after_growth_reach_a_thief_that_saw_the_old_array<G: GrowOps + 'static>() {
+    loom::model(|| {
+        let (owner, stealer) = new_with::<Task, G>(2, 4);
+        let th = thief(&stealer, 1);
+        for id in 0..3 {
+            owner.push(task(id)).unwrap(); // the second push grows the array
+        }
+        let theirs = th.join().unwrap();
+        let mine: Vec<usize> = std::iter::from_fn(|| owner.pop().map(run)).collect();
+        exactly_once(3, &[&mine, &theirs]);
+    });
+}
+
+macro_rules! models {
+    ($grow:ty) => {
+        #[test]
+        fn a_thief_polls_while_the_array_grows() {
+            super::a_thief_polls_while_the_array_grows::<$grow>();
+        }
+        #[test]
+        fn pushes_after_growth_reach_a_thief_that_saw_the_old_array() {
+            super::pushes_after_growth_reach_a_thief_that_saw_the_old_array::<$grow>();
+        }
+    };
+}
+
+mod reference {
+    models!(ch04_grow::Reference);
+}
+
+#[cfg(feature = "exercise")]
+mod exercise {
+    models!(ch04_grow::exercise::Exercise);
+}

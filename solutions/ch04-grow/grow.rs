@@ -1,0 +1,1 @@
+../../chapters/ch04-grow/src/grow.rs
