@@ -40,10 +40,15 @@ cmd='RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=3 cargo test -p ch02-poll --rel
 echo "[figures] ch02: owner and single-thief costs beside crossbeam-deque"
 rm -rf "$home"
 cmd="cargo bench -p ch02-poll --bench poll -- --warm-up-time 1 --measurement-time 3 --noplot"
-CRITERION_HOME="$PWD/$home" $cmd >/dev/null 2>&1
+out=$(CRITERION_HOME="$PWD/$home" $cmd 2>&1)
 python3 scripts/bench_table.py "$home" chapters/ch02-poll/figures/bench.md 512 "$cmd" \
   "owner_push_pop:ch02 Owner,crossbeam Worker" \
   "push_then_poll:ch02 Owner+Stealer,crossbeam Worker+Stealer"
+{ label "contended: 1 owner, 1..4 thieves, 20,000 tasks per race, beside crossbeam-deque" "$cmd"
+  grep -A2 '^contended/' <<<"$out" | grep -v '^--$\|^Benchmarking\|^Found'
+  echo
+  grep '^contended: ' <<<"$out"
+} > chapters/ch02-poll/figures/contended-bench.txt
 
 echo "[figures] ch02: CAS failures per attempt, 1..4 thieves"
 cmd="cargo run --release -p probes --bin poll-contention -- --tasks 200000 --thieves 1,2,3,4 --runs 5"
@@ -68,3 +73,32 @@ cmd="cargo bench -p ch03-last-slot --bench take -- --warm-up-time 1 --measuremen
 CRITERION_HOME="$PWD/$home" $cmd >/dev/null 2>&1
 python3 scripts/bench_table.py "$home" chapters/ch03-last-slot/figures/bench.md 512 "$cmd" \
   "owner_fifo_push_take:ch03 Owner,crossbeam Worker"
+
+echo "[figures] ch04: loom on two mutants, the stall test on a third"
+for m in relaxed_publish copy_from_base_without_nulling; do
+  f=$(cargo grade ch04 --mutant $m)
+  cmd="f=\$(cargo grade ch04 --mutant $m); RUSTFLAGS=\"--cfg loom\" LOOM_MAX_PREEMPTIONS=3 LOOM_LOCATION=1 GRADE_EXERCISE_FILE=\$f cargo test -p ch04-grow --features exercise --release --test loom -- exercise::a_thief --test-threads=1"
+  { label "loom on the mutant $m" "$cmd"
+    RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=3 LOOM_LOCATION=1 CARGO_TARGET_DIR=target/loom GRADE_EXERCISE_FILE=$f \
+      cargo test -q -p ch04-grow --features exercise --release --test loom -- exercise::a_thief --test-threads=1 2>&1 |
+      grep -v '^\s*[0-9]*: \|^\s*at \|^note: \|^$\|^stack backtrace\|^error: test failed\|^Caused by\|^  process didn' || true
+  } > chapters/ch04-grow/figures/loom-$m.txt
+done
+f=$(cargo grade ch04 --mutant publish_before_move)
+cmd="f=\$(cargo grade ch04 --mutant publish_before_move); GRADE_EXERCISE_FILE=\$f cargo test -p ch04-grow --features exercise --test grow -- exercise::thieves_are_not_stalled_by_a_move --exact"
+{ label "the stall test on the mutant publish_before_move" "$cmd"
+  GRADE_EXERCISE_FILE=$f cargo test -q -p ch04-grow --features exercise --test grow -- exercise::thieves_are_not_stalled_by_a_move --exact 2>&1 |
+    grep -v '^\s*[0-9]*: \|^\s*at \|^note: \|^$\|^stack backtrace\|^warning\|^ *|\|^ *-->\|^ *= \|^error: test failed' || true
+} > chapters/ch04-grow/figures/stalls-publish-first.txt
+
+echo "[figures] ch04: growth beside crossbeam-deque; ten million tasks with peak heap"
+rm -rf "$home"
+cmd="cargo bench -p ch04-grow --bench grow -- --warm-up-time 1 --measurement-time 3 --noplot"
+out=$(CRITERION_HOME="$PWD/$home" $cmd 2>&1)
+# 4,096 pushes + 4,096 pops per iteration (benches/grow.rs, GROW_BATCH).
+python3 scripts/bench_table.py "$home" chapters/ch04-grow/figures/bench.md 8192 "$cmd" \
+  "owner_push_pop_growing:ch04 Owner,crossbeam Worker"
+{ label "ten million tasks, 100 fresh queues growing from 64, 2 thieves" "$cmd"
+  grep -A2 '^ten_million/' <<<"$out" | grep -v '^--$'
+  grep '^ten_million: ' <<<"$out"
+} > chapters/ch04-grow/figures/ten-million.txt
