@@ -5,19 +5,8 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
+use ch02_poll::contention::Job;
 use ch02_poll::{PollOps, PollStats, new_with};
-
-/// A task that counts its drops, to prove none is leaked or dropped twice.
-struct Job {
-    id: usize,
-    drops: Arc<AtomicUsize>,
-}
-
-impl Drop for Job {
-    fn drop(&mut self) {
-        self.drops.fetch_add(1, Ordering::Relaxed);
-    }
-}
 
 fn poll_takes_the_oldest<P: PollOps>() {
     let (owner, stealer) = new_with::<u32, P>(8);
@@ -76,7 +65,7 @@ fn polls_around_the_ring<P: PollOps>() {
 
 fn full_hands_the_task_back_and_drop_frees_the_rest<P: PollOps>() {
     let drops = Arc::new(AtomicUsize::new(0));
-    let job = |id| Job { id, drops: drops.clone() };
+    let job = |id| Job::new(id, &drops);
     {
         let (owner, stealer) = new_with::<Job, P>(2);
         owner.push(job(0)).unwrap();
@@ -137,7 +126,7 @@ fn a_million_tasks_exactly_once<P: PollOps + 'static>() {
         })
         .collect();
     for id in 0..N {
-        let mut job = Job { id, drops: drops.clone() };
+        let mut job = Job::new(id, &drops);
         while let Err(full) = owner.push(job) {
             job = full.into_task();
             if let Some(mine) = owner.pop() {

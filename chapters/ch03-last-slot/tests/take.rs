@@ -3,10 +3,11 @@
 #![cfg(not(loom))]
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
+use ch02_poll::contention::Job;
 use ch03_last_slot::{Owner, Stealer, TakeOps, WorkQueue, new_with};
 
 /// What a thief does between its CAS and its base update, frozen: empties the slot at `base`
@@ -111,9 +112,11 @@ fn a_million_tasks_exactly_once<O: TakeOps + 'static>() {
     let seen: Arc<Vec<AtomicU64>> =
         Arc::new((0..N.div_ceil(64)).map(|_| AtomicU64::new(0)).collect());
     let done = Arc::new(AtomicBool::new(false));
+    let drops = Arc::new(AtomicUsize::new(0));
     let run = {
         let seen = seen.clone();
-        move |id: usize| {
+        move |job: Job| {
+            let id = job.id;
             let bit = 1u64 << (id % 64);
             assert_eq!(
                 seen[id / 64].fetch_or(bit, Ordering::Relaxed) & bit,
@@ -122,7 +125,7 @@ fn a_million_tasks_exactly_once<O: TakeOps + 'static>() {
             );
         }
     };
-    let (owner, stealer) = new_with::<usize, O>(128);
+    let (owner, stealer) = new_with::<Job, O>(128);
     let handles: Vec<_> = (0..thieves)
         .map(|_| {
             let (stealer, done, run) = (stealer.clone(), done.clone(), run.clone());
@@ -130,7 +133,7 @@ fn a_million_tasks_exactly_once<O: TakeOps + 'static>() {
                 loop {
                     let finished = done.load(Ordering::Acquire);
                     match stealer.poll() {
-                        Some(id) => run(id),
+                        Some(job) => run(job),
                         None if finished => break,
                         None => std::thread::yield_now(),
                     }
@@ -139,7 +142,7 @@ fn a_million_tasks_exactly_once<O: TakeOps + 'static>() {
         })
         .collect();
     for id in 0..N {
-        let mut task = id;
+        let mut task = Job::new(id, &drops);
         while let Err(full) = owner.push(task) {
             task = full.into_task();
             owner.poll_fifo().map(&run);
@@ -148,13 +151,15 @@ fn a_million_tasks_exactly_once<O: TakeOps + 'static>() {
             owner.next_local_task(id % 2 == 0).map(&run);
         }
     }
-    while let Some(id) = owner.poll_fifo() {
-        run(id);
+    while let Some(job) = owner.poll_fifo() {
+        run(job);
     }
     done.store(true, Ordering::Release);
     handles.into_iter().for_each(|h| h.join().expect("a thief panicked"));
     let ran: u32 = seen.iter().map(|w| w.load(Ordering::Relaxed).count_ones()).sum();
     assert_eq!(ran as usize, N, "some task never ran");
+    drop((owner, stealer));
+    assert_eq!(drops.load(Ordering::Relaxed), N, "each task dropped exactly once, none leaked");
 }
 
 macro_rules! suite {
