@@ -3,14 +3,24 @@
 # the files it writes name the machine, the date and the command.
 #
 #   scripts/figures.sh          all figures
+#   scripts/figures.sh ch04     one chapter's figures (several may be named)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+chapters=("$@")
+want() { [ ${#chapters[@]} -eq 0 ] || [[ " ${chapters[*]} " == *" $1 "* ]]; }
+home=target/figures/criterion
+label() { # what, command
+  printf '# %s\n# %s, %s cores, %s; command:\n# %s\n\n' "$1" "$(date -u +%F)" "$(nproc)" "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')" "$2"
+}
+
+if want ch01; then
 echo "[figures] ch01: probe output"
 UPDATE_FIGURES=1 cargo test -q -p probes --test figures
+fi
 
+if want ch01; then
 echo "[figures] ch01: owner push+pop beside VecDeque and crossbeam-deque"
-home=target/figures/criterion
 rm -rf "$home"
 cmd="cargo bench -p ch01-ring --bench ring -- --warm-up-time 1 --measurement-time 3 --noplot"
 CRITERION_HOME="$PWD/$home" $cmd >/dev/null
@@ -19,10 +29,10 @@ python3 scripts/bench_table.py "$home" chapters/ch01-ring/figures/bench.md 512 "
   "push_pop_lifo:ch01 Ring,VecDeque,crossbeam Worker" \
   "push_pop_fifo:ch01 Ring,VecDeque,crossbeam Worker"
 
-label() { # what, command
-  printf '# %s\n# %s, %s cores, %s; command:\n# %s\n\n' "$1" "$(date -u +%F)" "$(nproc)" "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')" "$2"
-}
 
+fi
+
+if want ch02; then
 echo "[figures] ch02: loom on the reference and on two mutants"
 loom_run() { # file-to-test, test filter
   RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=3 CARGO_TARGET_DIR=target/loom GRADE_EXERCISE_FILE="$1" \
@@ -36,7 +46,9 @@ for m in relaxed_slot_load no_base_recheck; do
 done
 cmd='RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=3 cargo test -p ch02-poll --release --test loom -- reference:: --test-threads=1'
 { label "loom on the reference" "$cmd"; loom_run "$PWD/chapters/ch02-poll/src/poll.rs" reference::; } > chapters/ch02-poll/figures/loom-reference.txt
+fi
 
+if want ch02; then
 echo "[figures] ch02: owner and single-thief costs beside crossbeam-deque"
 rm -rf "$home"
 cmd="cargo bench -p ch02-poll --bench poll -- --warm-up-time 1 --measurement-time 3 --noplot"
@@ -49,11 +61,15 @@ python3 scripts/bench_table.py "$home" chapters/ch02-poll/figures/bench.md 512 "
   echo
   grep '^contended: ' <<<"$out"
 } > chapters/ch02-poll/figures/contended-bench.txt
+fi
 
+if want ch02; then
 echo "[figures] ch02: CAS failures per attempt, 1..4 thieves"
 cmd="cargo run --release -p probes --bin poll-contention -- --tasks 200000 --thieves 1,2,3,4 --runs 5"
 { label "poll-contention" "$cmd"; $cmd; } > chapters/ch02-poll/figures/contention.txt
+fi
 
+if want ch03; then
 echo "[figures] ch03: the no-branch mutant under the paused-thief test and under loom"
 f=$(cargo grade ch03 --mutant no_last_slot_branch)
 cmd="f=\$(cargo grade ch03 --mutant no_last_slot_branch); GRADE_EXERCISE_FILE=\$f cargo test -p ch03-last-slot --features exercise --test take -- exercise::the_owner_never --exact"
@@ -66,14 +82,18 @@ cmd="f=\$(cargo grade ch03 --mutant no_last_slot_branch); RUSTFLAGS=\"--cfg loom
   RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=3 CARGO_TARGET_DIR=target/loom GRADE_EXERCISE_FILE=$f \
     cargo test -q -p ch03-last-slot --features exercise --release --test loom -- exercise:: --test-threads=1 2>&1 | grep -E '^test |test result|^running' || true
 } > chapters/ch03-last-slot/figures/loom-no-branch.txt
+fi
 
+if want ch03; then
 echo "[figures] ch03: FIFO owner beside crossbeam's FIFO Worker"
 rm -rf "$home"
 cmd="cargo bench -p ch03-last-slot --bench take -- --warm-up-time 1 --measurement-time 3 --noplot"
 CRITERION_HOME="$PWD/$home" $cmd >/dev/null 2>&1
 python3 scripts/bench_table.py "$home" chapters/ch03-last-slot/figures/bench.md 512 "$cmd" \
   "owner_fifo_push_take:ch03 Owner,crossbeam Worker"
+fi
 
+if want ch04; then
 echo "[figures] ch04: loom on two mutants, the stall test on a third"
 for m in relaxed_publish copy_from_base_without_nulling; do
   f=$(cargo grade ch04 --mutant $m)
@@ -90,7 +110,9 @@ cmd="f=\$(cargo grade ch04 --mutant publish_before_move); GRADE_EXERCISE_FILE=\$
   GRADE_EXERCISE_FILE=$f cargo test -q -p ch04-grow --features exercise --test grow -- exercise::thieves_are_not_stalled_by_a_move --exact 2>&1 |
     grep -v '^\s*[0-9]*: \|^\s*at \|^note: \|^$\|^stack backtrace\|^warning\|^ *|\|^ *-->\|^ *= \|^error: test failed' || true
 } > chapters/ch04-grow/figures/stalls-publish-first.txt
+fi
 
+if want ch04; then
 echo "[figures] ch04: growth beside crossbeam-deque; ten million tasks with peak heap"
 rm -rf "$home"
 cmd="cargo bench -p ch04-grow --bench grow -- --warm-up-time 1 --measurement-time 3 --noplot"
@@ -102,3 +124,29 @@ python3 scripts/bench_table.py "$home" chapters/ch04-grow/figures/bench.md 8192 
   grep -A2 '^ten_million/' <<<"$out" | grep -v '^--$'
   grep '^ten_million: ' <<<"$out"
 } > chapters/ch04-grow/figures/ten-million.txt
+fi
+
+if want ch05; then
+echo "[figures] ch05: the phase probe on the real JDK 25, and loom on two mutants"
+cmd="probes/jdk/run.sh PhaseProbe"
+{ label "the phase probe on the real JDK 25 ForkJoinPool(2), after one empty task" "$cmd"; $cmd; } > chapters/ch05-phase/figures/jdk-phase-probe.txt
+for m in no_release_fence read_without_recheck; do
+  f=$(cargo grade ch05 --mutant $m)
+  cmd="f=\$(cargo grade ch05 --mutant $m); RUSTFLAGS=\"--cfg loom\" LOOM_MAX_PREEMPTIONS=3 GRADE_EXERCISE_FILE=\$f cargo test -p ch05-phase --features exercise --release --test loom -- exercise::a_seqlock --test-threads=1"
+  { label "loom on the mutant $m" "$cmd"
+    RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=3 CARGO_TARGET_DIR=target/loom GRADE_EXERCISE_FILE=$f \
+      cargo test -q -p ch05-phase --features exercise --release --test loom -- exercise::a_seqlock --test-threads=1 2>&1 |
+      grep -v '^\s*[0-9]*: \|^\s*at \|^note: \|^$\|^stack backtrace\|^error: test failed\|^warning\|^ *|\|^ *-->\|^ *= ' || true
+  } > chapters/ch05-phase/figures/loom-$m.txt
+done
+fi
+
+if want ch05; then
+echo "[figures] ch05: external submission, fixed threads against a thread per task"
+rm -rf "$home"
+cmd="cargo bench -p ch05-phase --bench submit -- --warm-up-time 1 --measurement-time 3 --noplot"
+out=$(CRITERION_HOME="$PWD/$home" $cmd 2>&1)
+{ label "2,000 external submissions into a 64-slot queues array, one thief draining" "$cmd"
+  grep -A2 '^submit/' <<<"$out" | grep -v '^--$\|^Benchmarking\|^Found'
+} > chapters/ch05-phase/figures/submit.txt
+fi

@@ -63,7 +63,7 @@ loom_guard_fails() {
 book_snippets() {
   local deps=target/mdbook-deps
   rm -rf "$deps"
-  cargo build -q -p ch01-ring -p ch02-poll -p ch03-last-slot -p ch04-grow --target-dir "$deps" && mdbook test -L "$deps/debug/deps"
+  cargo build -q -p ch01-ring -p ch02-poll -p ch03-last-slot -p ch04-grow -p ch05-phase --target-dir "$deps" && mdbook test -L "$deps/debug/deps"
 }
 
 book_build() {
@@ -74,6 +74,16 @@ book_build() {
   status=$?
   grep -v ' INFO ' <<<"$out"
   [ $status -eq 0 ] && ! grep -q 'ERROR' <<<"$out"
+}
+
+# The same probes on the real JDK 25, where one is installed; without one the runner says so
+# and the step passes (a missing JDK is not a failure of this project).
+jdk_probes() {
+  local out
+  out=$(probes/jdk/run.sh PhaseProbe 2>&1) || { echo "$out"; return 1; }
+  echo "$out"
+  grep -q "no JDK 25 found" <<<"$out" && return 0
+  grep -q "check: during = before + 0x10000, after = before + 0x20000: yes" <<<"$out"
 }
 
 notebooks() {
@@ -98,6 +108,7 @@ step "benchmarks smoke (criterion --test)" cargo bench -q --workspace -- --test
 step "loom models" loom_models
 step "the loom step fails when no model runs" loom_guard_fails
 step "cargo grade --check (solutions pass, stubs and mutants fail)" cargo grade --check
+step "JDK 25 probes (skipped without a JDK 25)" jdk_probes
 step "book: mdbook build + link check" book_build
 step "book: mdbook test (snippets)" book_snippets
 step "notebook runner fails on a panic and on a compile error" notebook_runner_fails

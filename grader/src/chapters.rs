@@ -73,6 +73,14 @@ pub const CHAPTERS: &[Chapter] = &[
         loom: true,
         gate_ratio: Some(2.0),
     },
+    Chapter {
+        id: "ch05",
+        name: "ch05-phase",
+        title: "Chapter 5: the phase word",
+        solution: "solutions/ch05-phase/lock.rs",
+        loom: true,
+        gate_ratio: Some(2.0),
+    },
 ];
 
 /// Finds a chapter by `ch01`, `ch01-ring`, `1` or `01`.

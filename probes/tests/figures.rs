@@ -36,6 +36,26 @@ fn ring_trace_matches_the_book() {
         .unwrap_or_else(|e| panic!("{e}"));
 }
 
+#[test]
+fn phase_probe_matches_the_book() {
+    let update = std::env::var_os("UPDATE_FIGURES").is_some();
+    compare(
+        env!("CARGO_BIN_EXE_phase-probe"),
+        &[],
+        "chapters/ch05-phase/figures/phase-probe.txt",
+        update,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
+fn phase_probe_rejects_a_zero_probe() {
+    let out =
+        Command::new(env!("CARGO_BIN_EXE_phase-probe")).args(["--probe", "0"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("non-zero"));
+}
+
 /// The comparison can fail: the same probe started elsewhere prints another trace, and
 /// that must be reported as a stale figure.
 #[test]

@@ -1,0 +1,1 @@
+../../chapters/ch05-phase/src/lock.rs
