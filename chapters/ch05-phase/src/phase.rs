@@ -12,6 +12,7 @@
 //! IDLE again: bit 16 back to 1, version unchanged. So one lock and unlock move the word by
 //! `2 * IDLE`, and the version counts lock cycles (twice), which is what makes it a seqlock.
 
+// ANCHOR: constants
 /// Bit 16: set when the queue is unlocked (a submission queue) or inactive (a worker's).
 /// [JDK: `IDLE = 1 << 16`]
 pub const IDLE: i32 = 1 << 16;
@@ -20,6 +21,7 @@ pub const SMASK: i32 = 0xffff;
 /// The ids an external submitter may pick: even (bit 0 clear), below 0x4000.
 /// [JDK: `EXTERNAL_ID_MASK = 0x3ffe`]
 pub const EXTERNAL_ID_MASK: i32 = 0x3ffe;
+// ANCHOR_END: constants
 
 /// A phase word taken apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
