@@ -15,6 +15,10 @@ label() { # what, command
 }
 
 if want ch01; then
+echo "[figures] ch01: the report card of the untouched exercise"
+{ printf '# report card of the untouched exercise, %s, %s cores; command: cargo grade ch01\n' "$(date -u +%F)" "$(nproc)"
+  cargo grade ch01 2>&1 | sed -n '/^  [✓✗-] build/,$p' | sed '1i\\' || true
+} > chapters/ch01-ring/figures/card-stub.txt
 echo "[figures] ch01: probe output"
 UPDATE_FIGURES=1 cargo test -q -p probes --test figures
 fi
@@ -149,4 +153,10 @@ out=$(CRITERION_HOME="$PWD/$home" $cmd 2>&1)
 { label "2,000 external submissions into a 64-slot queues array, one thief draining" "$cmd"
   grep -A2 '^submit/' <<<"$out" | grep -v '^--$\|^Benchmarking\|^Found'
 } > chapters/ch05-phase/figures/submit.txt
+fi
+
+if want ch06; then
+echo "[figures] ch06: how far getStealCount lags the truth while busy"
+cmd="cargo run --release -p probes --bin steal-lag -- --workers 2 --tasks 200000"
+{ label "steal-lag: get_steal_count() sampled against the ground truth" "$cmd"; $cmd; } > chapters/ch06-nsteals/figures/steal-lag.txt
 fi

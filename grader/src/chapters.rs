@@ -81,6 +81,14 @@ pub const CHAPTERS: &[Chapter] = &[
         loom: true,
         gate_ratio: Some(2.0),
     },
+    Chapter {
+        id: "ch06",
+        name: "ch06-nsteals",
+        title: "Chapter 6: counting steals",
+        solution: "solutions/ch06-nsteals/steals.rs",
+        loom: false,
+        gate_ratio: Some(2.0),
+    },
 ];
 
 /// Finds a chapter by `ch01`, `ch01-ring`, `1` or `01`.

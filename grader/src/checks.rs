@@ -105,7 +105,8 @@ impl Target<'_> {
     pub fn not_applicable(&self, check: Check) -> Option<Verdict> {
         match check {
             Check::Loom if !self.chapter.loom => Some(Verdict::Skip(
-                "no loom models in this chapter (one owner, nothing to interleave)".into(),
+                "no loom models in this chapter (its page says why, under \"Models and tests\")"
+                    .into(),
             )),
             Check::Bench if self.chapter.gate_ratio.is_none() => {
                 Some(Verdict::Skip("no benchmark gate in this chapter".into()))

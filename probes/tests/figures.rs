@@ -56,6 +56,19 @@ fn phase_probe_rejects_a_zero_probe() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("non-zero"));
 }
 
+/// The steal-lag probe at a small size: it checks its own invariants (never over the truth,
+/// exact when quiescent and after shutdown) and exits 1 when one breaks.
+#[test]
+fn steal_lag_smoke_run() {
+    let out = Command::new(env!("CARGO_BIN_EXE_steal-lag"))
+        .args(["--workers", "2", "--tasks", "5000"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("exact when quiescent and after shutdown: yes"), "{text}");
+}
+
 /// The comparison can fail: the same probe started elsewhere prints another trace, and
 /// that must be reported as a stale figure.
 #[test]

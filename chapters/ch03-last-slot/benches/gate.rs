@@ -7,8 +7,8 @@ use std::hint::black_box;
 
 use ch03_last_slot::exercise::Exercise;
 use ch03_last_slot::{Reference, TakeOps, new_with};
+use criterion::BenchmarkGroup;
 use criterion::measurement::WallTime;
-use criterion::{BenchmarkGroup, Criterion, criterion_group, criterion_main};
 
 fn workload<O: TakeOps>(g: &mut BenchmarkGroup<'_, WallTime>, id: &str) {
     let (owner, _stealer) = new_with::<u64, O>(1024);
@@ -29,14 +29,4 @@ fn workload<O: TakeOps>(g: &mut BenchmarkGroup<'_, WallTime>, id: &str) {
     });
 }
 
-fn gate(c: &mut Criterion) {
-    let mut g = c.benchmark_group("gate");
-    for round in 1..=2 {
-        workload::<Reference>(&mut g, &format!("reference-{round}"));
-        workload::<Exercise>(&mut g, &format!("exercise-{round}"));
-    }
-    g.finish();
-}
-
-criterion_group!(benches, gate);
-criterion_main!(benches);
+include!("../../gate-main.rs");

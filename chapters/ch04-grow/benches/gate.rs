@@ -6,8 +6,8 @@ use std::hint::black_box;
 
 use ch04_grow::exercise::Exercise;
 use ch04_grow::{GrowOps, Reference, new_with};
+use criterion::BenchmarkGroup;
 use criterion::measurement::WallTime;
-use criterion::{BenchmarkGroup, Criterion, criterion_group, criterion_main};
 
 fn workload<G: GrowOps>(g: &mut BenchmarkGroup<'_, WallTime>, id: &str) {
     g.bench_function(id, |b| {
@@ -25,14 +25,4 @@ fn workload<G: GrowOps>(g: &mut BenchmarkGroup<'_, WallTime>, id: &str) {
     });
 }
 
-fn gate(c: &mut Criterion) {
-    let mut g = c.benchmark_group("gate");
-    for round in 1..=2 {
-        workload::<Reference>(&mut g, &format!("reference-{round}"));
-        workload::<Exercise>(&mut g, &format!("exercise-{round}"));
-    }
-    g.finish();
-}
-
-criterion_group!(benches, gate);
-criterion_main!(benches);
+include!("../../gate-main.rs");

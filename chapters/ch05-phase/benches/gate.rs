@@ -7,8 +7,8 @@ use std::hint::black_box;
 
 use ch05_phase::exercise::Exercise;
 use ch05_phase::{PhaseOps, Queues, Reference, snapshot};
+use criterion::BenchmarkGroup;
 use criterion::measurement::WallTime;
-use criterion::{BenchmarkGroup, Criterion, criterion_group, criterion_main};
 
 fn workload<P: PhaseOps>(g: &mut BenchmarkGroup<'_, WallTime>, id: &str) {
     let queues: Queues<u64, P> = Queues::new(16, 0, 0);
@@ -31,14 +31,4 @@ fn workload<P: PhaseOps>(g: &mut BenchmarkGroup<'_, WallTime>, id: &str) {
     });
 }
 
-fn gate(c: &mut Criterion) {
-    let mut g = c.benchmark_group("gate");
-    for round in 1..=2 {
-        workload::<Reference>(&mut g, &format!("reference-{round}"));
-        workload::<Exercise>(&mut g, &format!("exercise-{round}"));
-    }
-    g.finish();
-}
-
-criterion_group!(benches, gate);
-criterion_main!(benches);
+include!("../../gate-main.rs");

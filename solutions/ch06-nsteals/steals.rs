@@ -1,0 +1,1 @@
+../../chapters/ch06-nsteals/src/steals.rs
