@@ -89,6 +89,14 @@ pub const CHAPTERS: &[Chapter] = &[
         loom: false,
         gate_ratio: Some(2.0),
     },
+    Chapter {
+        id: "ch07",
+        name: "ch07-pool",
+        title: "Chapter 7: the pool",
+        solution: "solutions/ch07-pool/idle.rs",
+        loom: true,
+        gate_ratio: Some(2.0),
+    },
 ];
 
 /// Finds a chapter by `ch01`, `ch01-ring`, `1` or `01`.

@@ -339,18 +339,36 @@ fn crash(text: &str) -> Option<String> {
     let mut why = format!("the test process died ({how}) in {running}");
     if text.contains("double free") {
         why.push_str(": a task was freed twice, so two threads took the same task");
+    } else if text.contains("deadlock; threads") {
+        why.push_str(
+            ": loom found a deadlock, every thread blocked (a worker parked beside a task \
+             nobody will signal: a lost wake-up?)",
+        );
     }
     Some(why)
 }
 
-/// The first panic message and its location, without the backtrace.
+/// The first panic message and its location, without the backtrace. Panics that tests raise
+/// on purpose (their message says "expected") are passed over when another one exists.
 fn first_panic(text: &str) -> Option<String> {
-    let mut lines = text.lines();
-    let at = lines.find(|l| l.contains("panicked at"))?;
-    let place = at.split("panicked at").nth(1).unwrap_or("").trim().trim_end_matches(':');
-    let msg: Vec<&str> =
-        lines.take_while(|l| !l.starts_with("note:") && !l.is_empty()).take(4).collect();
-    Some(format!("{} (at {place})", msg.join(" / ")))
+    let lines: Vec<&str> = text.lines().collect();
+    let panics: Vec<String> = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.contains("panicked at"))
+        .map(|(i, at)| {
+            let place = at.split("panicked at").nth(1).unwrap_or("").trim().trim_end_matches(':');
+            let msg: Vec<&str> = lines[i + 1..]
+                .iter()
+                .take_while(|l| !l.starts_with("note:") && !l.is_empty())
+                .take(4)
+                .copied()
+                .collect();
+            format!("{} (at {place})", msg.join(" / "))
+        })
+        .collect();
+    let unexpected = panics.iter().find(|p| !p.contains("expected"));
+    unexpected.or(panics.first()).cloned()
 }
 
 /// Turns loom's report into the reader's terms: what the failed model checks (its doc
@@ -451,6 +469,16 @@ mod tests {
     }
 
     #[test]
+    fn prefers_an_unexpected_panic() {
+        let text = "thread 'w' panicked at tests/pool.rs:51:41:\nexpected panic from a test task\n\
+                    thread 'x' panicked at src/exercise.rs:16:5:\nnot yet implemented: await_work\nnote: z";
+        assert_eq!(
+            first_panic(text).unwrap(),
+            "not yet implemented: await_work (at src/exercise.rs:16:5)"
+        );
+    }
+
+    #[test]
     fn explains_a_crash() {
         let text = "running 5 tests\ntest exercise::two_thieves ... free(): double free detected in tcache 2\n\
                     process didn't exit successfully: `x` (signal: 6, SIGABRT: process abort signal)";
@@ -462,6 +490,9 @@ mod tests {
             "{why}"
         );
         assert_eq!(crash("test a ... ok"), None);
+        let stuck =
+            "test exercise::one_worker ... deadlock; threads = [..]\n(signal: 6, SIGABRT: x)";
+        assert!(crash(stuck).unwrap().contains("lost wake-up"), "a loom deadlock is named");
         let later =
             "test result: ok. 0 passed; 0 failed\n(signal: 6, SIGABRT: process abort signal)";
         assert!(crash(later).unwrap().contains("in ?"), "a result line is not a test name");

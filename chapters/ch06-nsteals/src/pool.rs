@@ -207,8 +207,8 @@ fn submit_to(shared: &Shared, job: Job) {
     }
 }
 
-/// The owner's LIFO take from its own queue.
-fn pop_own(q: &Queue<Job>) -> Option<Job> {
+/// The owner's LIFO take from its own queue. Only the worker that owns `q` may call it.
+pub fn pop_own(q: &Queue<Job>) -> Option<Job> {
     let pin = pin();
     // SAFETY: only the worker that owns `q` calls this, and `next_local_task` returns null or
     // a pointer its swap took, under `pin`.
@@ -216,7 +216,7 @@ fn pop_own(q: &Queue<Job>) -> Option<Job> {
 }
 
 /// A thief's take from any queue.
-fn steal(q: &Queue<Job>) -> Option<Job> {
+pub fn steal(q: &Queue<Job>) -> Option<Job> {
     let pin = pin();
     // SAFETY: `poll` returns null or a pointer its CAS took, under `pin`.
     unsafe { take_task(ch04_grow::take::poll(q.work(), &mut PollStats::default()), &pin) }

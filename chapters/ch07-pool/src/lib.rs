@@ -1,0 +1,69 @@
+//! Chapter 7: the pool, built from chapters 1-6, after JDK 25's `ForkJoinPool`.
+//!
+//! Workers each own a queue at an odd index of chapter 5's `queues` array and run chapter 4's
+//! growing queue; they take their own tasks, steal from the others in a pseudo-random scan
+//! (xorshift start, odd stride) and count steals as chapter 6 does. What this chapter adds:
+//!
+//! - [`Sleep`] and [`idle::await_work`]: a worker that finds nothing announces itself idle,
+//!   rechecks the queues, and only then parks; a producer signals after every push. The
+//!   Dekker-style pair of fences means no wake-up is lost (a loom model checks it).
+//! - [`ThreadPool::submit`], [`Handle::join`], [`fork`], [`join_in_task`]: tasks with results;
+//!   a worker that waits for a forked task helps by running other tasks
+//!   ([`idle::help_until`]) instead of blocking, so even one worker never deadlocks.
+//! - Panics reach the joiner; the pool goes on. `shutdown` runs what was accepted, rejects
+//!   what comes after (handing the task back), and joins the threads.
+//! - [`ThreadPool::stats`]: parallelism, steal count, queued tasks, sleepers, panics.
+
+mod sleep;
+pub mod sync;
+
+/// Going idle and waiting for a joined task: the reference solution of the chapter 7 exercise.
+pub mod idle;
+
+#[cfg(not(loom))]
+mod pool;
+
+pub use sleep::Sleep;
+
+#[cfg(not(loom))]
+pub use pool::{Handle, Rejected, Stats, ThreadPool, fork, join_in_task};
+
+/// The seam between the pool and the idle/join mechanism it runs (the reference or the
+/// reader's). See [`idle`] for each function.
+pub trait IdleOps {
+    /// See [`idle::await_work`].
+    fn await_work(sleep: &Sleep, me: usize, has_work: impl Fn() -> bool);
+    /// See [`idle::help_until`].
+    fn help_until(done: impl Fn() -> bool, run_one: impl FnMut() -> bool);
+}
+
+macro_rules! impl_idle_ops {
+    ($ty:ident) => {
+        impl $crate::IdleOps for $ty {
+            fn await_work(sleep: &$crate::Sleep, me: usize, has_work: impl Fn() -> bool) {
+                await_work(sleep, me, has_work)
+            }
+            fn help_until(done: impl Fn() -> bool, run_one: impl FnMut() -> bool) {
+                help_until(done, run_one)
+            }
+        }
+    };
+}
+
+/// The reference mechanism, [`idle`].
+pub struct Reference;
+mod reference {
+    use super::Reference;
+    use crate::idle::{await_work, help_until};
+    impl_idle_ops!(Reference);
+}
+
+/// The reader's exercise, compiled only with `--features exercise` (the grader's switch).
+#[cfg(feature = "exercise")]
+pub mod exercise {
+    include!(env!("EXERCISE_FILE"));
+
+    /// The exercise's idle and join mechanism, plugged into [`ThreadPool`](crate::ThreadPool).
+    pub struct Exercise;
+    impl_idle_ops!(Exercise);
+}

@@ -1,0 +1,447 @@
+use std::cell::Cell;
+use std::marker::PhantomData;
+use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
+use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+use ch05_phase::{Queues, advance_probe, new_probe};
+use ch06_nsteals::steals::{count_take, get_steal_count, retire};
+use ch06_nsteals::{Job, pop_own, steal};
+use crossbeam_utils::CachePadded;
+
+use crate::{IdleOps, Reference, Sleep};
+
+/// What the workers, the submitters and the handles share.
+struct Shared {
+    /// Submission queues at even indices, workers' at odd ones (chapter 5).
+    queues: Queues<Job>,
+    /// Chapter 6's per-worker steal counts (odd indices) and the exited workers' total.
+    nsteals: Box<[CachePadded<AtomicU32>]>,
+    steal_count: AtomicU64,
+    /// Idle workers and how to wake them.
+    sleep: Sleep,
+    /// Tasks accepted and not yet finished.
+    pending: AtomicUsize,
+    /// Set by `shutdown`: no new tasks are accepted; workers exit once none is pending.
+    shutdown: AtomicBool,
+    /// Tasks that panicked (each panic also reaches its joiner). Shared with every task.
+    panics: Arc<AtomicU64>,
+    /// Set when a worker thread dies of a panic outside any task (in the idle or join code):
+    /// its queue's tasks may then never run, so waiters give up with an error, not a hang.
+    broken: AtomicBool,
+    parallelism: usize,
+}
+
+thread_local! {
+    /// The pool, queue index and waiting strategy of the worker running on this thread.
+    static CURRENT: Cell<Option<(*const Shared, usize, Helps)>> = const { Cell::new(None) };
+    /// This thread's submission probe (0 until its first submission).
+    static PROBE: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Why a task was not accepted. The task comes back: nothing is lost.
+pub struct Rejected(pub Job);
+
+impl std::fmt::Debug for Rejected {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Rejected(the pool is shut down)")
+    }
+}
+
+impl std::fmt::Display for Rejected {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the pool is shut down: task rejected (and handed back)")
+    }
+}
+
+impl std::error::Error for Rejected {}
+
+/// How a thread waits for a task's result: the worker's `help_until` (the pool's `I`), or
+/// sleep for a thread outside the pool.
+type Helps = fn(&Shared, &dyn Fn() -> bool);
+
+/// The result of a submitted task, shared by the task and its handle.
+struct Slot<R> {
+    done: AtomicBool,
+    value: Mutex<Option<std::thread::Result<R>>>,
+}
+
+impl<R> Slot<R> {
+    fn new() -> Arc<Self> {
+        Arc::new(Slot { done: AtomicBool::new(false), value: Mutex::new(None) })
+    }
+    fn set(&self, v: std::thread::Result<R>) {
+        *self.value.lock().unwrap() = Some(v);
+        self.done.store(true, Release); // Release: the value is stored before `done` reads true
+    }
+    fn is_done(&self) -> bool {
+        self.done.load(Acquire) // Acquire: pairs with `set`
+    }
+
+    fn take(&self) -> std::thread::Result<R> {
+        self.value.lock().unwrap().take().expect("taken once, after done")
+    }
+}
+
+/// A submitted task's result. [JDK: the `ForkJoinTask` returned by `submit`]
+pub struct Handle<R> {
+    slot: Arc<Slot<R>>,
+    shared: Arc<Shared>,
+    helps: Helps,
+}
+
+impl<R> Handle<R> {
+    /// Waits for the task and returns its value, or the payload of its panic. From a worker of
+    /// the same pool, the wait helps (runs other tasks); elsewhere it sleeps.
+    pub fn join(self) -> std::thread::Result<R> {
+        let done = || self.slot.is_done();
+        (self.helps)(&self.shared, &done);
+        self.slot.take()
+    }
+
+    /// Whether the task has finished.
+    pub fn is_done(&self) -> bool {
+        self.slot.is_done()
+    }
+}
+
+/// What `stats` reports. [JDK: `getParallelism`, `getStealCount`, `getQueuedTaskCount`]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stats {
+    /// Worker threads.
+    pub parallelism: usize,
+    /// Chapter 6's count: exact when quiescent.
+    pub steal_count: u64,
+    /// Tasks sitting in queues (not yet taken), summed without a lock.
+    pub queued_task_count: usize,
+    /// Workers parked right now.
+    pub sleeping: usize,
+    /// Tasks that panicked so far.
+    pub panics: u64,
+}
+
+/// A work-stealing pool built from chapters 1-6: `parallelism` workers, each owning a queue at
+/// an odd index; external submission through chapter 5's submission queues; fork/join with
+/// helping; idle workers park and are signalled. Generic over the idle and join mechanism `I`
+/// (the reference or the reader's exercise).
+pub struct ThreadPool<I: IdleOps = Reference> {
+    shared: Arc<Shared>,
+    workers: Vec<JoinHandle<()>>,
+    ops: PhantomData<fn() -> I>,
+}
+
+impl<I: IdleOps> ThreadPool<I> {
+    /// A pool of `parallelism` (at least 1) worker threads.
+    pub fn new(parallelism: usize) -> Self {
+        assert!(parallelism >= 1, "a pool needs at least one worker");
+        let len = (4 * parallelism).next_power_of_two().max(16);
+        let shared = Arc::new(Shared {
+            queues: Queues::new(len, parallelism, 0),
+            nsteals: (0..len).map(|_| CachePadded::new(AtomicU32::new(0))).collect(),
+            steal_count: AtomicU64::new(0),
+            sleep: Sleep::new(parallelism),
+            pending: AtomicUsize::new(0),
+            shutdown: AtomicBool::new(false),
+            panics: Arc::new(AtomicU64::new(0)),
+            broken: AtomicBool::new(false),
+            parallelism,
+        });
+        let workers = (0..parallelism)
+            .map(|w| {
+                let shared = shared.clone();
+                std::thread::Builder::new()
+                    .name(format!("ch07-worker-{w}"))
+                    .spawn(move || run_worker::<I>(&shared, w))
+                    .expect("spawn a worker thread")
+            })
+            .collect();
+        ThreadPool { shared, workers, ops: PhantomData }
+    }
+
+    /// Runs `f` on the pool and returns a handle to its result. From outside the pool the task
+    /// goes to a submission queue, from a worker to its own queue. After `shutdown` the task is
+    /// rejected and handed back inside the error.
+    pub fn submit<R: Send + 'static>(
+        &self,
+        f: impl FnOnce() -> R + Send + 'static,
+    ) -> Result<Handle<R>, Rejected> {
+        submit_to::<I, R>(&self.shared, f)
+    }
+
+    /// Runs `a` and `b`, possibly in parallel, and returns both results. Called from a worker of
+    /// this pool it forks `b` and runs `a` itself; from outside it submits the whole join and
+    /// waits. A panic in either reaches the caller (after both have finished).
+    pub fn join<A, B, RA, RB>(&self, a: A, b: B) -> (RA, RB)
+    where
+        A: FnOnce() -> RA + Send + 'static,
+        B: FnOnce() -> RB + Send + 'static,
+        RA: Send + 'static,
+        RB: Send + 'static,
+    {
+        if on_worker_of(&self.shared).is_some() {
+            return join_in_task(a, b);
+        }
+        let h = self.submit(move || join_in_task(a, b)).expect("the pool is running");
+        h.join().unwrap_or_else(|p| resume_unwind(p))
+    }
+
+    /// Parallelism, steal count, queued tasks, sleepers and panics, read without stopping anyone.
+    pub fn stats(&self) -> Stats {
+        let s = &self.shared;
+        Stats {
+            parallelism: s.parallelism,
+            steal_count: get_steal_count(&s.steal_count, &s.nsteals),
+            queued_task_count: s.queues.iter().map(|(_, q)| q.work().len()).sum(),
+            sleeping: s.sleep.sleeping(),
+            panics: s.panics.load(Relaxed),
+        }
+    }
+
+    /// Stops accepting tasks; runs every task already accepted; stops and joins the workers.
+    /// Returns the final stats (the steal count is exact). [JDK: `shutdown` + `awaitTermination`]
+    pub fn shutdown(mut self) -> Stats {
+        self.stop();
+        self.stats()
+    }
+
+    /// Stops accepting tasks: every later `submit` (and every `fork` inside a task) is rejected
+    /// with its task handed back. Tasks already accepted still run. [JDK: `shutdown`]
+    pub fn close(&self) {
+        self.shared.shutdown.store(true, Release); // Release: pairs with the workers' Acquire
+        self.shared.sleep.signal_all();
+    }
+
+    fn stop(&mut self) {
+        self.close();
+        let mut died = 0;
+        for w in self.workers.drain(..) {
+            died += usize::from(w.join().is_err());
+        }
+        if died > 0 && !std::thread::panicking() {
+            panic!("{died} worker thread(s) panicked outside a task (messages above)");
+        }
+    }
+}
+
+impl<I: IdleOps> Drop for ThreadPool<I> {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// `Some(own queue index)` when this thread is a worker of `shared`.
+fn on_worker_of(shared: &Shared) -> Option<usize> {
+    match CURRENT.get() {
+        Some((p, own, _)) if std::ptr::eq(p, shared) => Some(own),
+        _ => None,
+    }
+}
+
+/// The pool the current thread works for, if any, with its waiting strategy.
+fn current() -> Option<(&'static Shared, Helps)> {
+    // SAFETY: CURRENT is set only while `run_worker` runs on this thread, and that frame holds
+    // an `Arc<Shared>`; tasks run inside that frame, so the reference does not outlive it.
+    CURRENT.get().map(|(p, _, helps)| (unsafe { &*p }, helps))
+}
+
+fn submit_to<I: IdleOps, R: Send + 'static>(
+    shared: &Arc<Shared>,
+    f: impl FnOnce() -> R + Send + 'static,
+) -> Result<Handle<R>, Rejected> {
+    let slot = Slot::new();
+    let job = wrap(shared, slot.clone(), f);
+    push(shared, job)?;
+    Ok(Handle { slot, shared: shared.clone(), helps: wait_or_help::<I> })
+}
+
+/// Boxes `f` as a task that stores its result (or its panic) in `slot`.
+fn wrap<R: Send + 'static>(
+    shared: &Shared,
+    slot: Arc<Slot<R>>,
+    f: impl FnOnce() -> R + Send + 'static,
+) -> Job {
+    let panics = shared.panics.clone();
+    Box::new(move || {
+        let result = catch_unwind(AssertUnwindSafe(f));
+        if result.is_err() {
+            panics.fetch_add(1, Relaxed); // Relaxed: a statistic
+        }
+        slot.set(result);
+    })
+}
+
+/// Accepts `job` unless the pool is shut down, then signals an idle worker.
+fn push(shared: &Shared, job: Job) -> Result<(), Rejected> {
+    if shared.shutdown.load(Acquire) {
+        return Err(Rejected(job));
+    }
+    shared.pending.fetch_add(1, Relaxed); // Relaxed: the push below publishes the job
+    let full = match on_worker_of(shared) {
+        Some(own) => {
+            let q = shared.queues.get(own).expect("a worker's queue");
+            ch05_phase::lock::push(q.work(), &q.phase, job, true).err() // the owner's path
+        }
+        None => {
+            let mut probe = PROBE.get();
+            if probe == 0 {
+                probe = new_probe();
+            }
+            let r = shared.queues.submission_queue(&mut probe).push(job).err();
+            PROBE.set(probe);
+            r
+        }
+    };
+    if let Some(full) = full {
+        shared.pending.fetch_sub(1, Relaxed);
+        return Err(Rejected(full.into_task()));
+    }
+    shared.sleep.signal(); // the producer's half of the handshake
+    Ok(())
+}
+
+/// Forks `b` and runs `a` on the current worker, then waits for `b` while helping; returns both
+/// results. A panic in either reaches the caller, after both have finished. Panics when not
+/// called from a task. [JDK: `ForkJoinTask.invokeAll(a, b)`: fork, compute, join]
+pub fn join_in_task<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send + 'static,
+    B: FnOnce() -> RB + Send + 'static,
+    RA: Send + 'static,
+    RB: Send + 'static,
+{
+    let (shared, helps) = current().expect("join_in_task runs inside a task of a ThreadPool");
+    let slot = Slot::new();
+    // After a shutdown the fork is rejected: run `b` here instead (nothing is lost).
+    push(shared, wrap(shared, slot.clone(), b)).unwrap_or_else(|r| (r.0)());
+    let ra = catch_unwind(AssertUnwindSafe(a));
+    let done = || slot.is_done();
+    helps(shared, &done);
+    let rb = slot.take();
+    match (ra, rb) {
+        (Ok(ra), Ok(rb)) => (ra, rb),
+        (Err(p), _) | (_, Err(p)) => resume_unwind(p),
+    }
+}
+
+/// Waits until `done`: a worker of this pool helps (the exercise's `help_until`); any other
+/// thread yields and sleeps.
+fn wait_or_help<I: IdleOps>(shared: &Shared, done: &dyn Fn() -> bool) {
+    match on_worker_of(shared) {
+        Some(own) => I::help_until(done, || run_one(shared, own)),
+        None => {
+            let mut spins = 0u32;
+            while !done() {
+                assert!(
+                    !shared.broken.load(Relaxed),
+                    "a worker thread of the pool died of a panic outside any task (its message \
+                     is above): the task waited for may never run"
+                );
+                spins += 1;
+                if spins < 100 {
+                    std::thread::yield_now();
+                } else {
+                    std::thread::sleep(std::time::Duration::from_micros(50));
+                }
+            }
+        }
+    }
+}
+
+/// Takes one task (own queue first, then a scan of the others) and runs it; false if none.
+fn run_one(shared: &Shared, own: usize) -> bool {
+    match take(shared, own, own as u32 | 1) {
+        Some(job) => {
+            run(shared, job);
+            true
+        }
+        None => false,
+    }
+}
+
+fn take(shared: &Shared, own: usize, seed: u32) -> Option<Job> {
+    if let Some(job) = shared.queues.get(own).and_then(pop_own) {
+        return Some(job);
+    }
+    let n = shared.queues.len();
+    let r = advance_probe(seed);
+    let (mut i, step) = (r as usize, ((r >> 16) | 1) as usize);
+    for _ in 0..n {
+        let j = i & (n - 1);
+        i = i.wrapping_add(step);
+        if j != own
+            && let Some(job) = shared.queues.get(j).and_then(steal)
+        {
+            count_take(&shared.nsteals[own], j, own);
+            return Some(job);
+        }
+    }
+    None
+}
+
+fn run(shared: &Shared, job: Job) {
+    job(); // a wrapped task catches its own panic
+    shared.pending.fetch_sub(1, Release); // Release: the task's effects before "finished"
+}
+
+/// Whether any queue holds a task (the idle worker's recheck), or the pool is shutting down.
+fn has_work(shared: &Shared) -> bool {
+    shared.shutdown.load(Acquire) || shared.queues.iter().any(|(_, q)| !q.work().is_empty())
+}
+
+// ANCHOR: run_worker
+/// A worker: take and run tasks; when a full scan finds none, go idle with the exercise's
+/// `await_work` (announce, recheck, park); exit once shut down and nothing is pending.
+/// [JDK: `runWorker`, `deactivate`, `awaitWork`]
+fn run_worker<I: IdleOps>(shared: &Arc<Shared>, w: usize) {
+    /// Marks the pool broken if the worker unwinds (a panic outside any task).
+    struct Alive<'a>(&'a Shared);
+    impl Drop for Alive<'_> {
+        fn drop(&mut self) {
+            if std::thread::panicking() {
+                self.0.broken.store(true, Relaxed); // Relaxed: a flag polled by waiters
+                self.0.sleep.signal_all(); // let the others see it too
+            }
+        }
+    }
+    let _alive = Alive(shared);
+    let own = 2 * w + 1;
+    CURRENT.set(Some((Arc::as_ptr(shared), own, wait_or_help::<I>)));
+    let mut r = (own as u32).wrapping_mul(0x9e37_79b9) | 1;
+    loop {
+        r = advance_probe(r);
+        if let Some(job) = take(shared, own, r) {
+            run(shared, job);
+            continue;
+        }
+        if shared.shutdown.load(Acquire) && shared.pending.load(Acquire) == 0 {
+            break;
+        }
+        I::await_work(&shared.sleep, w, || has_work(shared));
+    }
+    retire(&shared.nsteals[own], &shared.steal_count);
+    shared.sleep.signal_all(); // the last ones out must not leave others asleep
+    CURRENT.set(None);
+}
+// ANCHOR_END: run_worker
+
+/// Forks `f` from inside a task: it goes to this worker's queue. Returns its handle, or the
+/// task back (as a runnable job) when not called on a worker, or after shutdown.
+/// [JDK: `ForkJoinTask.fork`]
+pub fn fork<R: Send + 'static>(
+    f: impl FnOnce() -> R + Send + 'static,
+) -> Result<Handle<R>, Rejected> {
+    let Some((shared, helps)) = current() else {
+        return Err(Rejected(Box::new(move || drop(f()))));
+    };
+    let slot = Slot::new();
+    push(shared, wrap(shared, slot.clone(), f))?;
+    // SAFETY: `shared` points into an Arc that the worker running this task holds for its
+    // whole life; adding one strong count before `from_raw` keeps the counts balanced.
+    let shared = unsafe {
+        Arc::increment_strong_count(shared as *const Shared);
+        Arc::from_raw(shared as *const Shared)
+    };
+    Ok(Handle { slot, shared, helps })
+}

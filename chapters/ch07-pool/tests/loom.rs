@@ -1,0 +1,95 @@
+//! Loom models of the park/signal handshake (`LOOM_MAX_PREEMPTIONS=3`): idle workers and a
+//! producer around a stand-in queue (a task counter). If a wake-up can be lost, some schedule
+//! leaves a worker parked forever with a task waiting, and loom reports the deadlock.
+//!
+//! `RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=3 cargo test -p ch07-pool --release --test loom`
+#![cfg(loom)]
+
+use ch07_pool::sync::Ordering::{Relaxed, SeqCst};
+use ch07_pool::sync::{Arc, AtomicUsize};
+use ch07_pool::{IdleOps, Sleep};
+use loom::thread;
+
+/// Takes one task from the stand-in queue, if there is one.
+fn try_take(tasks: &AtomicUsize) -> bool {
+    let mut n = tasks.load(Relaxed);
+    while n > 0 {
+        match tasks.compare_exchange(n, n - 1, SeqCst, Relaxed) {
+            Ok(_) => return true,
+            Err(now) => n = now,
+        }
+    }
+    false
+}
+
+/// A worker that runs until it has taken `want` tasks, going idle whenever it finds none.
+fn worker<I: IdleOps>(sleep: &Sleep, me: usize, tasks: &AtomicUsize, want: usize) {
+    let mut got = 0;
+    while got < want {
+        if try_take(tasks) {
+            got += 1;
+        } else {
+            // Relaxed: after the announcement's SeqCst fence (see Sleep::announce).
+            I::await_work(sleep, me, || tasks.load(Relaxed) > 0);
+        }
+    }
+}
+
+/// One worker, one producer pushing one task. The worker may go idle before, during or after
+/// the push; in every schedule it must end up taking the task.
+fn one_worker_one_task<I: IdleOps + 'static>() {
+    loom::model(|| {
+        let sleep = Arc::new(Sleep::new(1));
+        let tasks = Arc::new(AtomicUsize::new(0));
+        let w = {
+            let (sleep, tasks) = (sleep.clone(), tasks.clone());
+            thread::spawn(move || worker::<I>(&sleep, 0, &tasks, 1))
+        };
+        tasks.fetch_add(1, SeqCst); // the push (SeqCst: the producer's half of the pair)
+        sleep.signal();
+        w.join().unwrap();
+    });
+}
+
+/// Two workers, two tasks pushed one by one: each worker must take one, whoever sleeps when.
+fn two_workers_two_tasks<I: IdleOps + 'static>() {
+    loom::model(|| {
+        let sleep = Arc::new(Sleep::new(2));
+        let tasks = Arc::new(AtomicUsize::new(0));
+        let ws: Vec<_> = (0..2)
+            .map(|me| {
+                let (sleep, tasks) = (sleep.clone(), tasks.clone());
+                thread::spawn(move || worker::<I>(&sleep, me, &tasks, 1))
+            })
+            .collect();
+        for _ in 0..2 {
+            tasks.fetch_add(1, SeqCst);
+            sleep.signal();
+        }
+        for w in ws {
+            w.join().unwrap();
+        }
+    });
+}
+
+macro_rules! models {
+    ($ops:ty) => {
+        #[test]
+        fn one_worker_one_task() {
+            super::one_worker_one_task::<$ops>();
+        }
+        #[test]
+        fn two_workers_two_tasks() {
+            super::two_workers_two_tasks::<$ops>();
+        }
+    };
+}
+
+mod reference {
+    models!(ch07_pool::Reference);
+}
+
+#[cfg(feature = "exercise")]
+mod exercise {
+    models!(ch07_pool::exercise::Exercise);
+}

@@ -1,0 +1,176 @@
+//! Tests (not under loom) of the pool, run with the reference idle/join mechanism
+//! (`reference::`) and, with the grader's `--features exercise`, the reader's (`exercise::`).
+#![cfg(not(loom))]
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicU8;
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use ch07_pool::{IdleOps, ThreadPool, join_in_task};
+
+/// Runs `f` on another thread and fails the test if it takes longer than `secs`: a pool that
+/// deadlocks must fail, not hang the suite. (The stuck thread is left behind.)
+fn within<R: Send + 'static>(secs: u64, what: &str, f: impl FnOnce() -> R + Send + 'static) -> R {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(Duration::from_secs(secs))
+        .unwrap_or_else(|_| panic!("{what}: not done after {secs} s (a deadlock?)"))
+}
+
+/// Naive Fibonacci, one fork per call, no cutoff: ~250,000 joins for n = 25.
+fn fib(n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    let (a, b) = join_in_task(move || fib(n - 1), move || fib(n - 2));
+    a + b
+}
+
+fn fib_without_cutoff_at_parallelism_1_2_4<I: IdleOps + 'static>() {
+    for p in [1, 2, 4] {
+        let got = within(30, &format!("fib(25) at parallelism {p}"), move || {
+            let pool: ThreadPool<I> = ThreadPool::new(p);
+            let v = pool.join(|| fib(25), || fib(2));
+            let stats = pool.shutdown();
+            (v, stats)
+        });
+        assert_eq!(got.0, (75_025, 1), "fib(25) at parallelism {p}");
+        if p > 1 {
+            assert!(got.1.steal_count > 0, "with {p} workers someone stole: {:?}", got.1);
+        }
+    }
+}
+
+fn a_panic_reaches_the_joiner_and_the_pool_goes_on<I: IdleOps + 'static>() {
+    within(30, "panicking tasks", || {
+        let pool: ThreadPool<I> = ThreadPool::new(2);
+        let h = pool.submit(|| -> u32 { panic!("expected panic from a test task") }).unwrap();
+        let err = h.join().expect_err("the panic comes back");
+        assert_eq!(err.downcast_ref::<&str>(), Some(&"expected panic from a test task"));
+        let joined = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            pool.join(|| 1, || -> u32 { panic!("expected panic in a joined task") })
+        }));
+        assert!(joined.is_err(), "a panic in the forked half reaches the caller of join");
+        assert_eq!(pool.submit(|| 7).unwrap().join().unwrap(), 7, "the pool still works");
+        // Three tasks ended in a panic: the submitted one, the forked half of the join, and the
+        // task that ran the join from outside (the forked half's panic passed through it).
+        assert_eq!(pool.shutdown().panics, 3);
+    });
+}
+
+/// 1,000,000 tasks, 10,000 of which panic, submitted from outside: every task runs exactly
+/// once and the pool still works afterwards.
+/// Keeps the 10,000 expected panic messages of the next test out of the output; any other
+/// panic is still reported by the default hook.
+fn quiet_expected_panics() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let text = info.payload().downcast_ref::<String>().map(String::as_str).unwrap_or("");
+        if !text.contains("fails on purpose") {
+            default(info);
+        }
+    }));
+}
+
+fn ten_thousand_panics_among_a_million_tasks<I: IdleOps + 'static>() {
+    quiet_expected_panics();
+    within(60, "a million tasks", || {
+        const N: usize = 1_000_000;
+        let pool: ThreadPool<I> = ThreadPool::new(2);
+        let ran: Arc<Vec<AtomicU8>> = Arc::new((0..N).map(|_| AtomicU8::new(0)).collect());
+        let handles: Vec<_> = (0..N)
+            .map(|i| {
+                let ran = ran.clone();
+                pool.submit(move || {
+                    ran[i].fetch_add(1, Relaxed); // Relaxed: read after every join
+                    if i % 100 == 0 {
+                        panic!("expected: task {i} fails on purpose");
+                    }
+                })
+                .unwrap()
+            })
+            .collect();
+        let failed = handles.into_iter().map(|h| h.join().is_err()).filter(|&e| e).count();
+        assert_eq!(failed, N / 100);
+        assert!(ran.iter().all(|c| c.load(Relaxed) == 1), "every task ran exactly once");
+        assert_eq!(pool.submit(|| 5).unwrap().join().unwrap(), 5);
+        assert_eq!(pool.shutdown().panics, (N / 100) as u64);
+    });
+}
+
+/// Shutdown while 100,000 tasks are queued: every accepted task runs, a later submission is
+/// rejected with its task handed back, and the threads are joined.
+fn shutdown_under_load_loses_nothing<I: IdleOps + 'static>() {
+    within(60, "shutdown under load", || {
+        let pool: Arc<ThreadPool<I>> = Arc::new(ThreadPool::new(2));
+        let ran: Arc<Vec<AtomicU8>> = Arc::new((0..100_000).map(|_| AtomicU8::new(0)).collect());
+        for i in 0..100_000 {
+            let ran = ran.clone();
+            drop(pool.submit(move || ran[i].fetch_add(1, Relaxed)).unwrap());
+        }
+        let pool = Arc::into_inner(pool).unwrap();
+        let stats = pool.shutdown();
+        assert!(ran.iter().all(|c| c.load(Relaxed) == 1), "accepted tasks all ran, once");
+        assert_eq!(stats.queued_task_count, 0);
+        let pool: ThreadPool<I> = ThreadPool::new(1);
+        pool.close();
+        let shared = Arc::new(AtomicU8::new(0));
+        let s2 = shared.clone();
+        let rejected =
+            pool.submit(move || s2.fetch_add(1, Relaxed)).err().expect("closed: rejected");
+        assert!(rejected.to_string().contains("shut down"), "{rejected}");
+        (rejected.0)(); // the task came back and still runs
+        assert_eq!(shared.load(Relaxed), 1, "nothing lost");
+    });
+}
+
+fn stats_report_the_pool<I: IdleOps + 'static>() {
+    within(30, "stats", || {
+        let pool: ThreadPool<I> = ThreadPool::new(3);
+        let s = pool.stats();
+        assert_eq!((s.parallelism, s.queued_task_count, s.panics), (3, 0, 0));
+        for _ in 0..100 {
+            pool.submit(|| ()).unwrap().join().unwrap();
+        }
+        let s = pool.shutdown();
+        assert_eq!(s.steal_count, 100, "every externally submitted task is a steal");
+    });
+}
+
+macro_rules! suite {
+    ($ops:ty) => {
+        #[test]
+        fn fib_without_cutoff_at_parallelism_1_2_4() {
+            super::fib_without_cutoff_at_parallelism_1_2_4::<$ops>();
+        }
+        #[test]
+        fn a_panic_reaches_the_joiner_and_the_pool_goes_on() {
+            super::a_panic_reaches_the_joiner_and_the_pool_goes_on::<$ops>();
+        }
+        #[test]
+        fn ten_thousand_panics_among_a_million_tasks() {
+            super::ten_thousand_panics_among_a_million_tasks::<$ops>();
+        }
+        #[test]
+        fn shutdown_under_load_loses_nothing() {
+            super::shutdown_under_load_loses_nothing::<$ops>();
+        }
+        #[test]
+        fn stats_report_the_pool() {
+            super::stats_report_the_pool::<$ops>();
+        }
+    };
+}
+
+mod reference {
+    suite!(ch07_pool::Reference);
+}
+
+#[cfg(feature = "exercise")]
+mod exercise {
+    suite!(ch07_pool::exercise::Exercise);
+}
