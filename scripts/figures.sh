@@ -160,3 +160,18 @@ echo "[figures] ch06: how far getStealCount lags the truth while busy"
 cmd="cargo run --release -p probes --bin steal-lag -- --workers 2 --tasks 200000"
 { label "steal-lag: get_steal_count() sampled against the ground truth" "$cmd"; $cmd; } > chapters/ch06-nsteals/figures/steal-lag.txt
 fi
+
+if want ch07; then
+echo "[figures] ch07: the 64 x 256 steal experiment, ours and rayon, and on the real JDK 25"
+cmd="cargo run --release -p probes --bin forkjoin-steals -- --runs 5"
+{ label "forkjoin-steals: ours and rayon, same machine, same run" "$cmd"; $cmd; } > chapters/ch07-pool/figures/forkjoin-steals.txt
+cmd="probes/jdk/run.sh StealExperiment 5"
+{ label "StealExperiment on the real JDK 25 ForkJoinPool" "$cmd"; $cmd; } > chapters/ch07-pool/figures/jdk-steal-experiment.txt
+echo "[figures] ch07: fib(30) without cutoff and 64 x 256, beside rayon"
+rm -rf "$home"
+cmd="cargo bench -p ch07-pool --bench fork_join -- --warm-up-time 1 --measurement-time 5 --noplot"
+out=$(CRITERION_HOME="$PWD/$home" $cmd 2>&1)
+{ label "fork/join beside rayon (criterion)" "$cmd"
+  grep -A2 '^fib30_no_cutoff/\|^64_roots_x_256_leaves/' <<<"$out" | grep -v '^--$\|^Benchmarking\|^Found\|mild$\|severe$'
+} > chapters/ch07-pool/figures/bench.txt
+fi

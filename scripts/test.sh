@@ -83,7 +83,10 @@ jdk_probes() {
   out=$(probes/jdk/run.sh PhaseProbe 2>&1) || { echo "$out"; return 1; }
   echo "$out"
   grep -q "no JDK 25 found" <<<"$out" && return 0
-  grep -q "check: during = before + 0x10000, after = before + 0x20000: yes" <<<"$out"
+  grep -q "check: during = before + 0x10000, after = before + 0x20000: yes" <<<"$out" || return 1
+  out=$(probes/jdk/run.sh StealExperiment 1 100 2>&1) || { echo "$out"; return 1; }
+  echo "$out"
+  grep -q "^par= 16 forked=16384 steals=" <<<"$out"
 }
 
 notebooks() {

@@ -69,6 +69,22 @@ fn steal_lag_smoke_run() {
     assert!(text.contains("exact when quiescent and after shutdown: yes"), "{text}");
 }
 
+/// The steal experiment at a tiny size, on our pool and rayon.
+#[test]
+fn forkjoin_steals_smoke_run() {
+    let out = Command::new(env!("CARGO_BIN_EXE_forkjoin-steals"))
+        .args(["--runs", "1", "--leaf", "10", "--par", "1,2"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(text.lines().filter(|l| l.starts_with("par= ")).count(), 4, "{text}");
+    assert!(
+        text.contains("par= 1 forked=16384 steals=64 "),
+        "one worker steals only the 64 roots: {text}"
+    );
+}
+
 /// The comparison can fail: the same probe started elsewhere prints another trace, and
 /// that must be reported as a stale figure.
 #[test]

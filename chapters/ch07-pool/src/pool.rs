@@ -301,6 +301,7 @@ fn push(shared: &Shared, job: Job) -> Result<(), Rejected> {
     Ok(())
 }
 
+// ANCHOR: join_in_task
 /// Forks `b` and runs `a` on the current worker, then waits for `b` while helping; returns both
 /// results. A panic in either reaches the caller, after both have finished. Panics when not
 /// called from a task. [JDK: `ForkJoinTask.invokeAll(a, b)`: fork, compute, join]
@@ -324,6 +325,7 @@ where
         (Err(p), _) | (_, Err(p)) => resume_unwind(p),
     }
 }
+// ANCHOR_END: join_in_task
 
 /// Waits until `done`: a worker of this pool helps (the exercise's `help_until`); any other
 /// thread yields and sleeps.

@@ -39,6 +39,7 @@ impl Sleep {
         }
     }
 
+    // ANCHOR: announce
     /// Worker `me` declares itself idle. Followed by a SeqCst fence: whatever the worker
     /// reads next (its recheck of the queues) is ordered after this announcement.
     pub fn announce(&self, me: usize) {
@@ -53,6 +54,7 @@ impl Sleep {
         }
         fence(SeqCst); // and the recheck's loads may not move above it
     }
+    // ANCHOR_END: announce
 
     /// Worker `me` found work after announcing: takes itself off the idle list. If a
     /// producer already took it off (and will wake it), the wake-up token stays set and its
@@ -82,6 +84,7 @@ impl Sleep {
         self.retract(me); // a no-op when the producer that woke us took us off already
     }
 
+    // ANCHOR: signal
     /// Producer, after a push: wakes one announced worker, if any. [JDK: `signalWork`]
     pub fn signal(&self) {
         fence(SeqCst); // the other half of the Dekker pair: the push is ordered before the look
@@ -100,6 +103,7 @@ impl Sleep {
             self.unpark(w);
         }
     }
+    // ANCHOR_END: signal
 
     /// Wakes every announced worker (shutdown).
     pub fn signal_all(&self) {
