@@ -63,7 +63,7 @@ loom_guard_fails() {
 book_snippets() {
   local deps=target/mdbook-deps
   rm -rf "$deps"
-  cargo build -q -p ch01-ring -p ch02-poll -p ch03-last-slot -p ch04-grow -p ch05-phase --target-dir "$deps" && mdbook test -L "$deps/debug/deps"
+  cargo build -q -p ch01-ring -p ch02-poll -p ch03-last-slot -p ch04-grow -p ch05-phase -p ch06-nsteals -p ch07-pool --target-dir "$deps" && mdbook test -L "$deps/debug/deps"
 }
 
 book_build() {

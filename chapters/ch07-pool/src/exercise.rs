@@ -7,6 +7,8 @@
 // `cargo grade ch07`.
 
 use crate::Sleep;
+#[allow(unused_imports)] // you may want it
+use crate::sync::yield_now;
 
 /// A worker `me` whose scan found nothing: go idle (`sleep.announce`, `sleep.retract`,
 /// `sleep.park`), unless `has_work` finds a task. Must not sleep through a task that was

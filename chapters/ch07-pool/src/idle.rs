@@ -4,6 +4,7 @@
 // [JDK 25: `deactivate`/`awaitWork`; `ForkJoinTask.join` -> `awaitDone` -> `helpJoin`]
 
 use crate::Sleep;
+use crate::sync::yield_now;
 
 // ANCHOR: await_work
 /// A worker `me` whose scan found nothing: announce, recheck, and only then park. Returns
@@ -27,7 +28,7 @@ pub fn await_work(sleep: &Sleep, me: usize, has_work: impl Fn() -> bool) {
 pub fn help_until(done: impl Fn() -> bool, mut run_one: impl FnMut() -> bool) {
     while !done() {
         if !run_one() {
-            std::thread::yield_now(); // nothing to help with: the thief is running our task
+            yield_now(); // nothing to help with: the thief is running our task
         }
     }
 }

@@ -1,6 +1,7 @@
-//! Loom models of the park/signal handshake (`LOOM_MAX_PREEMPTIONS=3`): idle workers and a
-//! producer around a stand-in queue (a task counter). If a wake-up can be lost, some schedule
-//! leaves a worker parked forever with a task waiting, and loom reports the deadlock.
+//! Loom models (`LOOM_MAX_PREEMPTIONS=3`) of the park/signal handshake, with idle workers and
+//! a producer around a stand-in queue (a task counter): if a wake-up can be lost, some schedule
+//! leaves a worker parked forever with a task waiting, and loom reports the deadlock. And of
+//! fork/join on two workers over a real chapter 4 queue.
 //!
 //! `RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=3 cargo test -p ch07-pool --release --test loom`
 #![cfg(loom)]
@@ -72,6 +73,43 @@ fn two_workers_two_tasks<I: IdleOps + 'static>() {
     });
 }
 
+/// Fork/join on two workers: worker A has forked `b` into its own queue (a chapter 4 queue of
+/// 4 slots) and now waits for it with `help_until`, popping its own queue; worker B polls A's
+/// queue twice. Whoever gets `b` runs it; it must run exactly once, and A's wait must end in
+/// every schedule, including the ones where B never gets it (A must run it itself).
+fn a_forked_task_runs_once_and_the_join_ends<I: IdleOps + 'static>() {
+    loom::model(|| {
+        type Job = Box<dyn FnOnce() + Send>;
+        let (owner, stealer) = ch04_grow::new::<Job>(4);
+        let ran = Arc::new(AtomicUsize::new(0));
+        let r = ran.clone();
+        owner
+            .push(Box::new(move || {
+                r.fetch_add(1, SeqCst);
+            }))
+            .unwrap_or_else(|_| unreachable!("room"));
+        let b = thread::spawn(move || {
+            for _ in 0..2 {
+                if let Some(job) = stealer.poll() {
+                    job();
+                }
+            }
+        });
+        I::help_until(
+            || ran.load(SeqCst) == 1,
+            || match owner.pop() {
+                Some(job) => {
+                    job();
+                    true
+                }
+                None => false,
+            },
+        );
+        b.join().unwrap();
+        assert_eq!(ran.load(SeqCst), 1, "the forked task ran exactly once");
+    });
+}
+
 macro_rules! models {
     ($ops:ty) => {
         #[test]
@@ -81,6 +119,10 @@ macro_rules! models {
         #[test]
         fn two_workers_two_tasks() {
             super::two_workers_two_tasks::<$ops>();
+        }
+        #[test]
+        fn a_forked_task_runs_once_and_the_join_ends() {
+            super::a_forked_task_runs_once_and_the_join_ends::<$ops>();
         }
     };
 }
