@@ -61,17 +61,14 @@ impl PollStats {
 /// `poll` must return null or a pointer that it took out of a slot of `q` with a successful
 /// compare-and-set to null: the caller turns it back into the `Box` it came from.
 pub unsafe trait PollOps {
-    /// Shown in benchmark ids.
-    const NAME: &'static str;
     /// See [`poll::poll`].
     fn poll<T>(q: &WorkQueue<T>, stats: &mut PollStats) -> *mut T;
 }
 
 macro_rules! impl_poll_ops {
-    ($ty:ident, $name:literal) => {
+    ($ty:ident) => {
         // SAFETY: `poll` in this module returns null or the pointer its CAS took.
         unsafe impl $crate::PollOps for $ty {
-            const NAME: &'static str = $name;
             fn poll<T>(q: &$crate::WorkQueue<T>, stats: &mut $crate::PollStats) -> *mut T {
                 poll(q, stats)
             }
@@ -84,7 +81,7 @@ pub struct Reference;
 mod reference {
     use super::Reference;
     use crate::poll::poll;
-    impl_poll_ops!(Reference, "reference");
+    impl_poll_ops!(Reference);
 }
 
 /// The reader's exercise, compiled only with `--features exercise` (the grader's switch).
@@ -94,5 +91,5 @@ pub mod exercise {
 
     /// The exercise's `poll`, plugged into [`Stealer`](crate::Stealer).
     pub struct Exercise;
-    impl_poll_ops!(Exercise, "exercise");
+    impl_poll_ops!(Exercise);
 }

@@ -21,17 +21,14 @@ use std::marker::PhantomData;
 /// `next_local_task` must return null or a pointer that it took out of a slot of `q` with a
 /// swap to null: the caller turns it back into the `Box` it came from.
 pub unsafe trait TakeOps {
-    /// Shown in benchmark ids.
-    const NAME: &'static str;
     /// See [`take::next_local_task`].
     fn next_local_task<T>(q: &WorkQueue<T>, fifo: bool) -> *mut T;
 }
 
 macro_rules! impl_take_ops {
-    ($ty:ident, $name:literal) => {
+    ($ty:ident) => {
         // SAFETY: `next_local_task` in this module returns null or the pointer its swap took.
         unsafe impl $crate::TakeOps for $ty {
-            const NAME: &'static str = $name;
             fn next_local_task<T>(q: &$crate::WorkQueue<T>, fifo: bool) -> *mut T {
                 next_local_task(q, fifo)
             }
@@ -44,7 +41,7 @@ pub struct Reference;
 mod reference {
     use super::Reference;
     use crate::take::next_local_task;
-    impl_take_ops!(Reference, "reference");
+    impl_take_ops!(Reference);
 }
 
 /// The reader's exercise, compiled only with `--features exercise` (the grader's switch).
@@ -54,7 +51,7 @@ pub mod exercise {
 
     /// The exercise's take, plugged into [`Owner`](crate::Owner).
     pub struct Exercise;
-    impl_take_ops!(Exercise, "exercise");
+    impl_take_ops!(Exercise);
 }
 
 /// Makes a queue of `capacity` slots, its owner (taking with the reference) and a thief handle.
