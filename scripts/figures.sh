@@ -175,3 +175,17 @@ out=$(CRITERION_HOME="$PWD/$home" $cmd 2>&1)
   grep -A2 '^fib30_no_cutoff/\|^64_roots_x_256_leaves/' <<<"$out" | grep -v '^--$\|^Benchmarking\|^Found\|mild$\|severe$'
 } > chapters/ch07-pool/figures/bench.txt
 fi
+
+if want contention; then
+echo "[figures] contention: the article's replica and our poll, staggered and released together; the JDK's replica"
+for m in index slot; do
+  for s in staggered barrier; do
+    cmd="cargo run --release -p probes --bin cas-contention -- --model $m --start $s --runs 5"
+    { label "cas-contention, model $m, start $s" "$cmd"; $cmd 2>/dev/null; } > chapters/contention/figures-$m-$s.txt
+  done
+done
+for s in staggered barrier; do
+  cmd="probes/jdk/run.sh ContentionReplica $s 5"
+  { label "the replica on the real JDK 25, start $s" "$cmd"; $cmd; } > chapters/contention/figures-jdk-$s.txt
+done
+fi

@@ -86,7 +86,10 @@ jdk_probes() {
   grep -q "check: during = before + 0x10000, after = before + 0x20000: yes" <<<"$out" || return 1
   out=$(probes/jdk/run.sh StealExperiment 1 100 2>&1) || { echo "$out"; return 1; }
   echo "$out"
-  grep -q "^par= 16 forked=16384 steals=" <<<"$out"
+  grep -q "^par= 16 forked=16384 steals=" <<<"$out" || return 1
+  out=$(probes/jdk/run.sh ContentionReplica barrier 1 2000 2>&1) || { echo "$out"; return 1; }
+  echo "$out"
+  grep -q "check: every task taken exactly once" <<<"$out"
 }
 
 notebooks() {

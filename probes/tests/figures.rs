@@ -85,6 +85,28 @@ fn forkjoin_steals_smoke_run() {
     );
 }
 
+/// The CAS-contention replica at a tiny size, in both models and both start modes: it checks
+/// that every task is taken once and that the attempts add up, and exits 1 otherwise.
+#[test]
+fn cas_contention_smoke_run() {
+    for (model, start) in
+        [("index", "staggered"), ("index", "barrier"), ("slot", "staggered"), ("slot", "barrier")]
+    {
+        let out = Command::new(env!("CARGO_BIN_EXE_cas-contention"))
+            .args(["--model", model, "--start", start, "--tasks", "3000", "--thieves", "1,3"])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{model} {start}: {text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(text.contains("thieves=3 attempts="), "{text}");
+        assert!(text.contains("check: every task taken exactly once"), "{text}");
+    }
+}
+
 /// The comparison can fail: the same probe started elsewhere prints another trace, and
 /// that must be reported as a stale figure.
 #[test]

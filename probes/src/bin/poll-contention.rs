@@ -67,21 +67,11 @@ fn main() {
             }
         }
         let (stats, got) = last.expect("at least one run");
-        rates.sort_by(f64::total_cmp);
-        let median = rates[rates.len() / 2];
-        print!(
-            "thieves={n} attempts={} failures={} fail/attempt={median:.3} stolen={got} empty={} stalls={}",
+        let (median, note) = probes::median_and_range(&mut rates);
+        println!(
+            "thieves={n} attempts={} failures={} fail/attempt={median:.3} stolen={got} empty={} stalls={}{note}",
             stats.attempts, stats.failures, stats.empty, stats.stalls
         );
-        if args.runs > 1 {
-            print!(
-                " (median of {}; min {:.3}, max {:.3})",
-                args.runs,
-                rates[0],
-                rates[rates.len() - 1]
-            );
-        }
-        println!();
     }
     println!("check: every task taken exactly once; attempts = successes + failures");
 }
