@@ -14,6 +14,24 @@ label() { # what, command
   printf '# %s\n# %s, %s cores, %s; command:\n# %s\n\n' "$1" "$(date -u +%F)" "$(nproc)" "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')" "$2"
 }
 
+
+# The lines criterion prints for the benchmarks whose ids match $1 (on stdin: its output),
+# without the progress and outlier notes.
+bench_lines() {
+  grep -A2 "$1" | grep -v '^--$\|^Benchmarking\|^Found\|mild$\|severe$'
+}
+
+# Loom on a known-wrong variant, labelled: loom_mutant CHAPTER CRATE MUTANT FILTER [location]
+# (with a fifth argument, LOOM_LOCATION=1 so that loom names the racing accesses' lines).
+loom_mutant() {
+  local ch=$1 crate=$2 m=$3 filter=$4 loc=${5:+LOOM_LOCATION=1} f
+  f=$(cargo grade "$ch" --mutant "$m")
+  label "loom on the mutant $m" "f=\$(cargo grade $ch --mutant $m); RUSTFLAGS=\"--cfg loom\" LOOM_MAX_PREEMPTIONS=3 ${loc:+$loc }GRADE_EXERCISE_FILE=\$f cargo test -p $crate --features exercise --release --test loom -- $filter --test-threads=1"
+  env RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=3 $loc CARGO_TARGET_DIR=target/loom GRADE_EXERCISE_FILE="$f" \
+    cargo test -q -p "$crate" --features exercise --release --test loom -- "$filter" --test-threads=1 2>&1 |
+    grep -v '^\s*[0-9]*: \|^\s*at \|^note: \|^$\|^stack backtrace\|^error: test failed\|^Caused by\|^  process didn\|^warning\|^ *[0-9]* *|\|^ *-->\|^ *= ' || true
+}
+
 if want ch01; then
 echo "[figures] ch01: the report card of the untouched exercise"
 { printf '# report card of the untouched exercise, %s, %s cores; command: cargo grade ch01\n' "$(date -u +%F)" "$(nproc)"
@@ -44,9 +62,7 @@ loom_run() { # file-to-test, test filter
     grep -v '^\s*[0-9]*: \|^\s*at \|^note: \|^$\|^stack backtrace' || true
 }
 for m in relaxed_slot_load no_base_recheck; do
-  f=$(cargo grade ch02 --mutant $m)
-  cmd="f=\$(cargo grade ch02 --mutant $m); RUSTFLAGS=\"--cfg loom\" LOOM_MAX_PREEMPTIONS=3 GRADE_EXERCISE_FILE=\$f cargo test -p ch02-poll --features exercise --release --test loom -- exercise::a_reused --test-threads=1"
-  { label "loom on the mutant $m" "$cmd"; loom_run "$f" exercise::a_reused; } > chapters/ch02-poll/figures/loom-$m.txt
+  loom_mutant ch02 ch02-poll $m exercise::a_reused > chapters/ch02-poll/figures/loom-$m.txt
 done
 cmd='RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=3 cargo test -p ch02-poll --release --test loom -- reference:: --test-threads=1'
 { label "loom on the reference" "$cmd"; loom_run "$PWD/chapters/ch02-poll/src/poll.rs" reference::; } > chapters/ch02-poll/figures/loom-reference.txt
@@ -61,7 +77,7 @@ python3 scripts/bench_table.py "$home" chapters/ch02-poll/figures/bench.md 512 "
   "owner_push_pop:ch02 Owner,crossbeam Worker" \
   "push_then_poll:ch02 Owner+Stealer,crossbeam Worker+Stealer"
 { label "contended: 1 owner, 1..4 thieves, 20,000 tasks per race, beside crossbeam-deque" "$cmd"
-  grep -A2 '^contended/' <<<"$out" | grep -v '^--$\|^Benchmarking\|^Found'
+  bench_lines '^contended/' <<<"$out"
   echo
   grep '^contended: ' <<<"$out"
 } > chapters/ch02-poll/figures/contended-bench.txt
@@ -79,7 +95,7 @@ f=$(cargo grade ch03 --mutant no_last_slot_branch)
 cmd="f=\$(cargo grade ch03 --mutant no_last_slot_branch); GRADE_EXERCISE_FILE=\$f cargo test -p ch03-last-slot --features exercise --test take -- exercise::the_owner_never --exact"
 { label "the paused-thief test on the mutant no_last_slot_branch" "$cmd"
   GRADE_EXERCISE_FILE=$f cargo test -q -p ch03-last-slot --features exercise --test take -- exercise::the_owner_never_waits_for_a_paused_thief_on_the_last_task --exact 2>&1 |
-    grep -v '^\s*[0-9]*: \|^\s*at \|^note: \|^$\|^stack backtrace\|^warning\|^ *|\|^ *-->\|^ *= ' || true
+    grep -v '^\s*[0-9]*: \|^\s*at \|^note: \|^$\|^stack backtrace\|^warning\|^ *[0-9]* *|\|^ *-->\|^ *= ' || true
 } > chapters/ch03-last-slot/figures/paused-thief-no-branch.txt
 cmd="f=\$(cargo grade ch03 --mutant no_last_slot_branch); RUSTFLAGS=\"--cfg loom\" LOOM_MAX_PREEMPTIONS=3 GRADE_EXERCISE_FILE=\$f cargo test -p ch03-last-slot --features exercise --release --test loom -- exercise:: --test-threads=1"
 { label "loom on the mutant no_last_slot_branch" "$cmd"
@@ -100,13 +116,7 @@ fi
 if want ch04; then
 echo "[figures] ch04: loom on two mutants, the stall test on a third"
 for m in relaxed_publish copy_from_base_without_nulling; do
-  f=$(cargo grade ch04 --mutant $m)
-  cmd="f=\$(cargo grade ch04 --mutant $m); RUSTFLAGS=\"--cfg loom\" LOOM_MAX_PREEMPTIONS=3 LOOM_LOCATION=1 GRADE_EXERCISE_FILE=\$f cargo test -p ch04-grow --features exercise --release --test loom -- exercise::a_thief --test-threads=1"
-  { label "loom on the mutant $m" "$cmd"
-    RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=3 LOOM_LOCATION=1 CARGO_TARGET_DIR=target/loom GRADE_EXERCISE_FILE=$f \
-      cargo test -q -p ch04-grow --features exercise --release --test loom -- exercise::a_thief --test-threads=1 2>&1 |
-      grep -v '^\s*[0-9]*: \|^\s*at \|^note: \|^$\|^stack backtrace\|^error: test failed\|^Caused by\|^  process didn' || true
-  } > chapters/ch04-grow/figures/loom-$m.txt
+  loom_mutant ch04 ch04-grow $m exercise::a_thief location > chapters/ch04-grow/figures/loom-$m.txt
 done
 f=$(cargo grade ch04 --mutant publish_before_move)
 cmd="f=\$(cargo grade ch04 --mutant publish_before_move); GRADE_EXERCISE_FILE=\$f cargo test -p ch04-grow --features exercise --test grow -- exercise::thieves_are_not_stalled_by_a_move --exact"
@@ -125,7 +135,7 @@ out=$(CRITERION_HOME="$PWD/$home" $cmd 2>&1)
 python3 scripts/bench_table.py "$home" chapters/ch04-grow/figures/bench.md 8192 "$cmd" \
   "owner_push_pop_growing:ch04 Owner,crossbeam Worker"
 { label "ten million tasks, 100 fresh queues growing from 64, 2 thieves" "$cmd"
-  grep -A2 '^ten_million/' <<<"$out" | grep -v '^--$'
+  bench_lines '^ten_million/' <<<"$out"
   grep '^ten_million: ' <<<"$out"
 } > chapters/ch04-grow/figures/ten-million.txt
 fi
@@ -135,13 +145,7 @@ echo "[figures] ch05: the phase probe on the real JDK 25, and loom on two mutant
 cmd="probes/jdk/run.sh PhaseProbe"
 { label "the phase probe on the real JDK 25 ForkJoinPool(2), after one empty task" "$cmd"; $cmd; } > chapters/ch05-phase/figures/jdk-phase-probe.txt
 for m in no_release_fence read_without_recheck; do
-  f=$(cargo grade ch05 --mutant $m)
-  cmd="f=\$(cargo grade ch05 --mutant $m); RUSTFLAGS=\"--cfg loom\" LOOM_MAX_PREEMPTIONS=3 GRADE_EXERCISE_FILE=\$f cargo test -p ch05-phase --features exercise --release --test loom -- exercise::a_seqlock --test-threads=1"
-  { label "loom on the mutant $m" "$cmd"
-    RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=3 CARGO_TARGET_DIR=target/loom GRADE_EXERCISE_FILE=$f \
-      cargo test -q -p ch05-phase --features exercise --release --test loom -- exercise::a_seqlock --test-threads=1 2>&1 |
-      grep -v '^\s*[0-9]*: \|^\s*at \|^note: \|^$\|^stack backtrace\|^error: test failed\|^warning\|^ *|\|^ *-->\|^ *= ' || true
-  } > chapters/ch05-phase/figures/loom-$m.txt
+  loom_mutant ch05 ch05-phase $m exercise::a_seqlock > chapters/ch05-phase/figures/loom-$m.txt
 done
 fi
 
@@ -151,7 +155,7 @@ rm -rf "$home"
 cmd="cargo bench -p ch05-phase --bench submit -- --warm-up-time 1 --measurement-time 3 --noplot"
 out=$(CRITERION_HOME="$PWD/$home" $cmd 2>&1)
 { label "2,000 external submissions into a 64-slot queues array, one thief draining" "$cmd"
-  grep -A2 '^submit/' <<<"$out" | grep -v '^--$\|^Benchmarking\|^Found'
+  bench_lines '^submit/' <<<"$out"
 } > chapters/ch05-phase/figures/submit.txt
 fi
 
@@ -172,7 +176,7 @@ rm -rf "$home"
 cmd="cargo bench -p ch07-pool --bench fork_join -- --warm-up-time 1 --measurement-time 5 --noplot"
 out=$(CRITERION_HOME="$PWD/$home" $cmd 2>&1)
 { label "fork/join beside rayon (criterion)" "$cmd"
-  grep -A2 '^fib30_no_cutoff/\|^64_roots_x_256_leaves/' <<<"$out" | grep -v '^--$\|^Benchmarking\|^Found\|mild$\|severe$'
+  bench_lines '^fib30_no_cutoff/\|^64_roots_x_256_leaves/' <<<"$out"
 } > chapters/ch07-pool/figures/bench.txt
 fi
 

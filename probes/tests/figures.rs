@@ -6,12 +6,18 @@
 use std::path::Path;
 use std::process::Command;
 
+/// Runs a probe that must succeed and returns its standard output (with stderr on failure).
+fn run_ok(bin: &str, args: &[&str]) -> String {
+    let out = Command::new(bin).args(args).output().expect("the probe runs");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{bin} {args:?}: {text}{}", String::from_utf8_lossy(&out.stderr));
+    text
+}
+
 /// Runs the probe and compares its output with the committed figure: `Err` says how to
 /// refresh it. With `UPDATE_FIGURES` set, writes the figure instead.
 fn compare(bin: &str, args: &[&str], figure: &str, update: bool) -> Result<(), String> {
-    let out = Command::new(bin).args(args).output().expect("the probe runs");
-    assert!(out.status.success(), "{bin} failed: {}", String::from_utf8_lossy(&out.stderr));
-    let fresh = String::from_utf8(out.stdout).expect("UTF-8 output");
+    let fresh = run_ok(bin, args);
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(figure);
     if update {
         std::fs::write(&path, &fresh).expect("write the figure");
@@ -60,24 +66,17 @@ fn phase_probe_rejects_a_zero_probe() {
 /// exact when quiescent and after shutdown) and exits 1 when one breaks.
 #[test]
 fn steal_lag_smoke_run() {
-    let out = Command::new(env!("CARGO_BIN_EXE_steal-lag"))
-        .args(["--workers", "2", "--tasks", "5000"])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    let text = run_ok(env!("CARGO_BIN_EXE_steal-lag"), &["--workers", "2", "--tasks", "5000"]);
     assert!(text.contains("exact when quiescent and after shutdown: yes"), "{text}");
 }
 
 /// The steal experiment at a tiny size, on our pool and rayon.
 #[test]
 fn forkjoin_steals_smoke_run() {
-    let out = Command::new(env!("CARGO_BIN_EXE_forkjoin-steals"))
-        .args(["--runs", "1", "--leaf", "10", "--par", "1,2"])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    let text = run_ok(
+        env!("CARGO_BIN_EXE_forkjoin-steals"),
+        &["--runs", "1", "--leaf", "10", "--par", "1,2"],
+    );
     assert_eq!(text.lines().filter(|l| l.starts_with("par= ")).count(), 4, "{text}");
     assert!(
         text.contains("par= 1 forked=16384 steals=64 "),
@@ -92,15 +91,9 @@ fn cas_contention_smoke_run() {
     for (model, start) in
         [("index", "staggered"), ("index", "barrier"), ("slot", "staggered"), ("slot", "barrier")]
     {
-        let out = Command::new(env!("CARGO_BIN_EXE_cas-contention"))
-            .args(["--model", model, "--start", start, "--tasks", "3000", "--thieves", "1,3"])
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success(),
-            "{model} {start}: {text}{}",
-            String::from_utf8_lossy(&out.stderr)
+        let text = run_ok(
+            env!("CARGO_BIN_EXE_cas-contention"),
+            &["--model", model, "--start", start, "--tasks", "3000", "--thieves", "1,3"],
         );
         assert!(text.contains("thieves=3 attempts="), "{text}");
         assert!(text.contains("check: every task taken exactly once"), "{text}");
@@ -120,12 +113,10 @@ fn a_figure_that_differs_from_the_probe_is_stale() {
 /// attempts = successes + failures) and exits 1 when one breaks.
 #[test]
 fn poll_contention_smoke_run() {
-    let out = Command::new(env!("CARGO_BIN_EXE_poll-contention"))
-        .args(["--tasks", "2000", "--thieves", "1,2", "--runs", "2"])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    let text = run_ok(
+        env!("CARGO_BIN_EXE_poll-contention"),
+        &["--tasks", "2000", "--thieves", "1,2", "--runs", "2"],
+    );
     assert_eq!(text.lines().filter(|l| l.starts_with("thieves=")).count(), 2, "{text}");
     assert!(text.contains("check: every task taken exactly once"), "{text}");
     let bad = Command::new(env!("CARGO_BIN_EXE_poll-contention"))

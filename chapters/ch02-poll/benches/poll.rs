@@ -95,8 +95,7 @@ fn time_races(
             elapsed
         })
     });
-    let total = total.into_inner();
-    Race { stats: total, ..Race::default() }.fail_rate()
+    total.into_inner().fail_rate()
 }
 
 fn contended(c: &mut Criterion) {

@@ -121,11 +121,7 @@ pub struct Race {
 impl Race {
     /// Failed CAS attempts per attempt, the article's `fail/attempt` column.
     pub fn fail_rate(&self) -> f64 {
-        if self.stats.attempts == 0 {
-            0.0
-        } else {
-            self.stats.failures as f64 / self.stats.attempts as f64
-        }
+        self.stats.fail_rate()
     }
 }
 

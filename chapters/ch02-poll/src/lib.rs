@@ -45,6 +45,11 @@ pub struct PollStats {
 }
 
 impl PollStats {
+    /// Failed CAS attempts per attempt, the article's `fail/attempt` column (0 without attempts).
+    pub fn fail_rate(&self) -> f64 {
+        if self.attempts == 0 { 0.0 } else { self.failures as f64 / self.attempts as f64 }
+    }
+
     /// Adds another thief's counts to these.
     pub fn add(&mut self, other: &PollStats) {
         self.attempts += other.attempts;

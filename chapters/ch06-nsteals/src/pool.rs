@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use ch02_poll::PollStats;
 use ch02_poll::reclaim::{pin, take_task};
+use ch02_poll::{Full, PollStats};
 use ch05_phase::{Queue, Queues, advance_probe, new_probe};
 use crossbeam_utils::CachePadded;
 
@@ -149,20 +149,22 @@ impl<S: StealOps> Pool<S> {
 
     fn stop(&mut self) {
         self.shared.shutdown.store(true, Release); // Release: pairs with the workers' Acquire
-        let mut died = 0;
-        for w in self.workers.drain(..) {
-            died += usize::from(w.join().is_err());
-        }
-        // Already unwinding (from `wait_quiescent`, say): a second panic would abort.
-        if died > 0 && !std::thread::panicking() {
-            panic!("{died} worker thread(s) panicked outside a task (messages above)");
-        }
+        join_workers(&mut self.workers);
     }
 }
 
 impl<S: StealOps> Drop for Pool<S> {
     fn drop(&mut self) {
         self.stop();
+    }
+}
+
+/// Joins every worker thread; panics if one died of a panic outside any task, unless the caller
+/// is already unwinding (from `wait_quiescent`, say), where a second panic would abort.
+pub fn join_workers(workers: &mut Vec<JoinHandle<()>>) {
+    let died = workers.drain(..).filter_map(|w| w.join().err()).count();
+    if died > 0 && !std::thread::panicking() {
+        panic!("{died} worker thread(s) panicked outside a task (messages above)");
     }
 }
 
@@ -184,27 +186,54 @@ pub fn fork(f: impl FnOnce() + Send + 'static) -> Result<(), Job> {
 fn submit_to(shared: &Shared, job: Job) {
     // Counted before it can run: `pending` never reads 0 while this job exists.
     shared.pending.fetch_add(1, Relaxed); // Relaxed: the push below publishes the job itself
-    let full = match CURRENT.get() {
-        Some((current, own)) if std::ptr::eq(current, shared) => {
-            let q = shared.queues.get(own).expect("a worker's queue");
-            // The owner's path of chapter 5's push: no lock.
-            ch05_phase::lock::push(q.work(), &q.phase, job, true).err()
-        }
-        _ => {
-            let mut probe = PROBE.get();
-            if probe == 0 {
-                probe = new_probe();
-            }
-            let pushed = shared.queues.submission_queue(&mut probe).push(job).err();
-            PROBE.set(probe);
-            pushed
-        }
+    let own = match CURRENT.get() {
+        Some((current, own)) if std::ptr::eq(current, shared) => Some(own),
+        _ => None,
     };
-    if let Some(full) = full {
+    if let Err(full) = push_job(&shared.queues, own, job) {
         // The queues grow to 2^30 slots: a full one means the process is out of memory soon.
         shared.pending.fetch_sub(1, Relaxed);
         panic!("ch06 pool: a queue reached its maximum capacity {}", full.capacity);
     }
+}
+
+/// Pushes `job` into `queues`: by the owner's path (chapter 5's push, no lock) into the queue at
+/// `own` when the caller is that queue's worker, otherwise through a submission queue found with
+/// this thread's probe. A full queue hands the job back. Chapter 7's pool pushes through this too.
+pub fn push_job(queues: &Queues<Job>, own: Option<usize>, job: Job) -> Result<(), Full<Job>> {
+    match own {
+        Some(own) => {
+            let q = queues.get(own).expect("a worker's queue");
+            ch05_phase::lock::push(q.work(), &q.phase, job, true)
+        }
+        None => {
+            let mut probe = PROBE.get();
+            if probe == 0 {
+                probe = new_probe();
+            }
+            let pushed = queues.submission_queue(&mut probe).push(job);
+            PROBE.set(probe);
+            pushed
+        }
+    }
+}
+
+/// One scan of every queue but `own`, from a start and an odd stride drawn from `r` (an odd
+/// stride over a power-of-two array visits every slot): the first task stolen, and the index of
+/// the queue it came from. [JDK: the scan loop of `runWorker`]
+pub fn scan(queues: &Queues<Job>, own: usize, r: u32) -> Option<(usize, Job)> {
+    let n = queues.len();
+    let (mut i, step) = (r as usize, ((r >> 16) | 1) as usize);
+    for _ in 0..n {
+        let j = i & (n - 1);
+        i = i.wrapping_add(step);
+        if j != own
+            && let Some(job) = queues.get(j).and_then(steal)
+        {
+            return Some((j, job));
+        }
+    }
+    None
 }
 
 /// The owner's LIFO take from its own queue. Only the worker that owns `q` may call it.
@@ -229,7 +258,6 @@ pub fn steal(q: &Queue<Job>) -> Option<Job> {
 fn run_worker<S: StealOps>(shared: &Arc<Shared>, own: usize) {
     CURRENT.set(Some((Arc::as_ptr(shared), own)));
     let me = shared.queues.get(own).expect("the worker's queue is registered");
-    let n = shared.queues.len();
     let mut r = (own as u32).wrapping_mul(0x9e37_79b9) | 1; // seed of the scan order
     let mut idle = 0u32;
     loop {
@@ -240,19 +268,7 @@ fn run_worker<S: StealOps>(shared: &Arc<Shared>, own: usize) {
             continue;
         }
         r = advance_probe(r);
-        let (mut i, step) = (r as usize, ((r >> 16) | 1) as usize); // an odd step visits all
-        let mut found = None;
-        for _ in 0..n {
-            let j = i & (n - 1);
-            i = i.wrapping_add(step);
-            if j != own
-                && let Some(job) = shared.queues.get(j).and_then(steal)
-            {
-                found = Some((j, job));
-                break;
-            }
-        }
-        if let Some((from, job)) = found {
+        if let Some((from, job)) = scan(&shared.queues, own, r) {
             if let Some(truth) = &shared.truth {
                 truth.fetch_add(1, SeqCst); // before the worker's count: truth >= the count
             }

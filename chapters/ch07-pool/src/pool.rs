@@ -6,9 +6,9 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
-use ch05_phase::{Queues, advance_probe, new_probe};
+use ch05_phase::{Queues, advance_probe};
 use ch06_nsteals::steals::{count_take, get_steal_count, retire};
-use ch06_nsteals::{Job, pop_own, steal};
+use ch06_nsteals::{Job, join_workers, pop_own, push_job, scan};
 use crossbeam_utils::CachePadded;
 
 use crate::{IdleOps, Reference, Sleep};
@@ -26,8 +26,8 @@ struct Shared {
     pending: AtomicUsize,
     /// Set by `shutdown`: no new tasks are accepted; workers exit once none is pending.
     shutdown: AtomicBool,
-    /// Tasks that panicked (each panic also reaches its joiner). Shared with every task.
-    panics: Arc<AtomicU64>,
+    /// Tasks that panicked on a worker (each panic also reaches its joiner).
+    panics: AtomicU64,
     /// Set when a worker thread dies of a panic outside any task (in the idle or join code):
     /// its queue's tasks may then never run, so waiters give up with an error, not a hang.
     broken: AtomicBool,
@@ -37,8 +37,6 @@ struct Shared {
 thread_local! {
     /// The pool, queue index and waiting strategy of the worker running on this thread.
     static CURRENT: Cell<Option<(*const Shared, usize, Helps)>> = const { Cell::new(None) };
-    /// This thread's submission probe (0 until its first submission).
-    static PROBE: Cell<u32> = const { Cell::new(0) };
 }
 
 /// Why a task was not accepted. The task comes back: nothing is lost.
@@ -144,7 +142,7 @@ impl<I: IdleOps> ThreadPool<I> {
             sleep: Sleep::new(parallelism),
             pending: AtomicUsize::new(0),
             shutdown: AtomicBool::new(false),
-            panics: Arc::new(AtomicU64::new(0)),
+            panics: AtomicU64::new(0),
             broken: AtomicBool::new(false),
             parallelism,
         });
@@ -215,13 +213,7 @@ impl<I: IdleOps> ThreadPool<I> {
 
     fn stop(&mut self) {
         self.close();
-        let mut died = 0;
-        for w in self.workers.drain(..) {
-            died += usize::from(w.join().is_err());
-        }
-        if died > 0 && !std::thread::panicking() {
-            panic!("{died} worker thread(s) panicked outside a task (messages above)");
-        }
+        join_workers(&mut self.workers);
     }
 }
 
@@ -251,22 +243,20 @@ fn submit_to<I: IdleOps, R: Send + 'static>(
     f: impl FnOnce() -> R + Send + 'static,
 ) -> Result<Handle<R>, Rejected> {
     let slot = Slot::new();
-    let job = wrap(shared, slot.clone(), f);
+    let job = wrap(slot.clone(), f);
     push(shared, job)?;
     Ok(Handle { slot, shared: shared.clone(), helps: wait_or_help::<I> })
 }
 
-/// Boxes `f` as a task that stores its result (or its panic) in `slot`.
-fn wrap<R: Send + 'static>(
-    shared: &Shared,
-    slot: Arc<Slot<R>>,
-    f: impl FnOnce() -> R + Send + 'static,
-) -> Job {
-    let panics = shared.panics.clone();
+/// Boxes `f` as a task that stores its result (or its panic) in `slot`. A panic is also counted
+/// in the stats of the pool whose worker runs the task.
+fn wrap<R: Send + 'static>(slot: Arc<Slot<R>>, f: impl FnOnce() -> R + Send + 'static) -> Job {
     Box::new(move || {
         let result = catch_unwind(AssertUnwindSafe(f));
-        if result.is_err() {
-            panics.fetch_add(1, Relaxed); // Relaxed: a statistic
+        if result.is_err()
+            && let Some((shared, _)) = current()
+        {
+            shared.panics.fetch_add(1, Relaxed); // Relaxed: a statistic
         }
         slot.set(result);
     })
@@ -278,22 +268,7 @@ fn push(shared: &Shared, job: Job) -> Result<(), Rejected> {
         return Err(Rejected(job));
     }
     shared.pending.fetch_add(1, Relaxed); // Relaxed: the push below publishes the job
-    let full = match on_worker_of(shared) {
-        Some(own) => {
-            let q = shared.queues.get(own).expect("a worker's queue");
-            ch05_phase::lock::push(q.work(), &q.phase, job, true).err() // the owner's path
-        }
-        None => {
-            let mut probe = PROBE.get();
-            if probe == 0 {
-                probe = new_probe();
-            }
-            let r = shared.queues.submission_queue(&mut probe).push(job).err();
-            PROBE.set(probe);
-            r
-        }
-    };
-    if let Some(full) = full {
+    if let Err(full) = push_job(&shared.queues, on_worker_of(shared), job) {
         shared.pending.fetch_sub(1, Relaxed);
         return Err(Rejected(full.into_task()));
     }
@@ -315,7 +290,7 @@ where
     let (shared, helps) = current().expect("join_in_task runs inside a task of a ThreadPool");
     let slot = Slot::new();
     // After a shutdown the fork is rejected: run `b` here instead (nothing is lost).
-    push(shared, wrap(shared, slot.clone(), b)).unwrap_or_else(|r| (r.0)());
+    push(shared, wrap(slot.clone(), b)).unwrap_or_else(|r| (r.0)());
     let ra = catch_unwind(AssertUnwindSafe(a));
     let done = || slot.is_done();
     helps(shared, &done);
@@ -366,20 +341,9 @@ fn take(shared: &Shared, own: usize, seed: u32) -> Option<Job> {
     if let Some(job) = shared.queues.get(own).and_then(pop_own) {
         return Some(job);
     }
-    let n = shared.queues.len();
-    let r = advance_probe(seed);
-    let (mut i, step) = (r as usize, ((r >> 16) | 1) as usize);
-    for _ in 0..n {
-        let j = i & (n - 1);
-        i = i.wrapping_add(step);
-        if j != own
-            && let Some(job) = shared.queues.get(j).and_then(steal)
-        {
-            count_take(&shared.nsteals[own], j, own);
-            return Some(job);
-        }
-    }
-    None
+    let (from, job) = scan(&shared.queues, own, advance_probe(seed))?;
+    count_take(&shared.nsteals[own], from, own);
+    Some(job)
 }
 
 fn run(shared: &Shared, job: Job) {
@@ -438,7 +402,7 @@ pub fn fork<R: Send + 'static>(
         return Err(Rejected(Box::new(move || drop(f()))));
     };
     let slot = Slot::new();
-    push(shared, wrap(shared, slot.clone(), f))?;
+    push(shared, wrap(slot.clone(), f))?;
     // SAFETY: `shared` points into an Arc that the worker running this task holds for its
     // whole life; adding one strong count before `from_raw` keeps the counts balanced.
     let shared = unsafe {

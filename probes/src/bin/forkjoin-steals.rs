@@ -62,11 +62,6 @@ fn rayon(par: usize, n: u64) -> (f64, u64) {
     (t0.elapsed().as_secs_f64() * 1e3, x.into_inner())
 }
 
-fn median_min_max(mut v: Vec<f64>) -> (f64, f64, f64) {
-    v.sort_by(f64::total_cmp);
-    (v[v.len() / 2], v[0], v[v.len() - 1])
-}
-
 fn main() {
     let (runs, n, pars) = parse().unwrap_or_else(|e| {
         eprintln!(
@@ -97,8 +92,8 @@ fn main() {
             steals.push(s as f64);
             ms.push(t);
         }
-        let (m, lo, hi) = median_min_max(ms);
-        let (s, slo, shi) = median_min_max(steals);
+        let (m, lo, hi) = probes::median_min_max(&mut ms);
+        let (s, slo, shi) = probes::median_min_max(&mut steals);
         println!(
             "par= {par} forked=16384 steals={s:.0} ms={m:.0}   (steals {slo:.0}-{shi:.0}, ms {lo:.0}-{hi:.0})"
         );
@@ -107,8 +102,8 @@ fn main() {
         "# rayon (a scope of 64 roots, each a scope spawning 256 leaves): no steal count exposed"
     );
     for &par in &pars {
-        let ms: Vec<f64> = (0..runs).map(|_| rayon(par, n).0).collect();
-        let (m, lo, hi) = median_min_max(ms);
+        let mut ms: Vec<f64> = (0..runs).map(|_| rayon(par, n).0).collect();
+        let (m, lo, hi) = probes::median_min_max(&mut ms);
         println!("par= {par} forked=16384 steals=- ms={m:.0}   (ms {lo:.0}-{hi:.0})");
     }
 }
