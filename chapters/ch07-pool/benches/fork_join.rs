@@ -5,16 +5,8 @@
 
 use std::hint::black_box;
 
-use ch07_pool::{ThreadPool, fork, join_in_task};
+use ch07_pool::{ThreadPool, fib, fork};
 use criterion::{Criterion, criterion_group, criterion_main};
-
-fn fib(n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    let (a, b) = join_in_task(move || fib(n - 1), move || fib(n - 2));
-    a + b
-}
 
 fn fib_rayon(n: u64) -> u64 {
     if n < 2 {

@@ -26,7 +26,7 @@ mod pool;
 pub use sleep::Sleep;
 
 #[cfg(not(loom))]
-pub use pool::{Handle, Rejected, Stats, ThreadPool, fork, join_in_task};
+pub use pool::{Handle, Rejected, Stats, ThreadPool, fib, fork, join_in_task};
 
 /// The seam between the pool and the idle/join mechanism it runs (the reference or the
 /// reader's). See [`idle`] for each function.

@@ -1,7 +1,7 @@
-use std::cell::Cell;
+use std::cell::{Cell, UnsafeCell};
 use std::marker::PhantomData;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
-use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
+use std::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -22,9 +22,13 @@ struct Shared {
     steal_count: AtomicU64,
     /// Idle workers and how to wake them.
     sleep: Sleep,
-    /// Tasks accepted and not yet finished.
-    pending: AtomicUsize,
-    /// Set by `shutdown`: no new tasks are accepted; workers exit once none is pending.
+    /// Threads from outside the pool between "not shut down" and "task visible in a queue"
+    /// (see `push`). Tasks pushed by workers are not counted: a worker exits only after a scan
+    /// finds every queue empty, and only a worker pushes to its own queue, so a task a worker
+    /// pushed is run before that worker exits. Nothing is counted per task.
+    submitting: AtomicUsize,
+    /// Set by `close`: no new tasks are accepted; workers exit once every queue is empty and
+    /// no submitter is between its check and its push.
     shutdown: AtomicBool,
     /// Tasks that panicked on a worker (each panic also reaches its joiner).
     panics: AtomicU64,
@@ -140,7 +144,7 @@ impl<I: IdleOps> ThreadPool<I> {
             nsteals: (0..len).map(|_| CachePadded::new(AtomicU32::new(0))).collect(),
             steal_count: AtomicU64::new(0),
             sleep: Sleep::new(parallelism),
-            pending: AtomicUsize::new(0),
+            submitting: AtomicUsize::new(0),
             shutdown: AtomicBool::new(false),
             panics: AtomicU64::new(0),
             broken: AtomicBool::new(false),
@@ -207,7 +211,8 @@ impl<I: IdleOps> ThreadPool<I> {
     /// Stops accepting tasks: every later `submit` (and every `fork` inside a task) is rejected
     /// with its task handed back. Tasks already accepted still run. [JDK: `shutdown`]
     pub fn close(&self) {
-        self.shared.shutdown.store(true, Release); // Release: pairs with the workers' Acquire
+        // SeqCst: pairs with `push`'s announce-then-check and with `may_exit`.
+        self.shared.shutdown.store(true, SeqCst);
         self.shared.sleep.signal_all();
     }
 
@@ -253,33 +258,58 @@ fn submit_to<I: IdleOps, R: Send + 'static>(
 fn wrap<R: Send + 'static>(slot: Arc<Slot<R>>, f: impl FnOnce() -> R + Send + 'static) -> Job {
     Box::new(move || {
         let result = catch_unwind(AssertUnwindSafe(f));
-        if result.is_err()
-            && let Some((shared, _)) = current()
-        {
-            shared.panics.fetch_add(1, Relaxed); // Relaxed: a statistic
-        }
+        count_panic(&result);
         slot.set(result);
     })
 }
 
-/// Accepts `job` unless the pool is shut down, then signals an idle worker.
+/// Counts a task's panic in the stats of the pool whose worker ran it.
+fn count_panic<R>(result: &std::thread::Result<R>) {
+    if result.is_err()
+        && let Some((shared, _)) = current()
+    {
+        shared.panics.fetch_add(1, Relaxed); // Relaxed: a statistic
+    }
+}
+
+// ANCHOR: push
+/// Accepts `job` unless the pool is shut down, pushes it (a worker to its own queue, anyone
+/// else to a submission queue), then signals an idle worker.
 fn push(shared: &Shared, job: Job) -> Result<(), Rejected> {
-    if shared.shutdown.load(Acquire) {
-        return Err(Rejected(job));
-    }
-    shared.pending.fetch_add(1, Relaxed); // Relaxed: the push below publishes the job
-    if let Err(full) = push_job(&shared.queues, on_worker_of(shared), job) {
-        shared.pending.fetch_sub(1, Relaxed);
-        return Err(Rejected(full.into_task()));
-    }
+    let own = on_worker_of(shared);
+    let pushed = if own.is_some() {
+        // A worker's fork: the worker is alive, and scans its own queue before it exits.
+        if shared.shutdown.load(Relaxed) {
+            return Err(Rejected(job)); // Relaxed: only whether to accept; nothing is lost
+        }
+        push_job(&shared.queues, own, job)
+    } else {
+        // From outside: announce, then check. SeqCst on both sides (here and in `close` and
+        // `may_exit`): either the worker's exit check sees us, or we see the shutdown.
+        shared.submitting.fetch_add(1, SeqCst);
+        if shared.shutdown.load(SeqCst) {
+            shared.submitting.fetch_sub(1, Relaxed); // Relaxed: nothing was pushed
+            return Err(Rejected(job));
+        }
+        let pushed = push_job(&shared.queues, None, job);
+        // Release: a worker that reads our decrement then sees the task in its queue.
+        shared.submitting.fetch_sub(1, Release);
+        pushed
+    };
+    pushed.map_err(|full| Rejected(full.into_task()))?;
     shared.sleep.signal(); // the producer's half of the handshake
     Ok(())
 }
+// ANCHOR_END: push
 
 // ANCHOR: join_in_task
 /// Forks `b` and runs `a` on the current worker, then waits for `b` while helping; returns both
 /// results. A panic in either reaches the caller, after both have finished. Panics when not
 /// called from a task. [JDK: `ForkJoinTask.invokeAll(a, b)`: fork, compute, join]
+///
+/// `b`'s result goes to a slot in this frame, not to a shared allocation: this call does not
+/// return before `b` has run, so the frame outlives the forked job (rayon's `StackJob` makes
+/// the same argument). One allocation per fork instead of two.
 pub fn join_in_task<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send + 'static,
@@ -288,16 +318,100 @@ where
     RB: Send + 'static,
 {
     let (shared, helps) = current().expect("join_in_task runs inside a task of a ThreadPool");
-    let slot = Slot::new();
+    let slot = StackSlot::new();
+    let job = slot.job(b);
+    // If anything below unwinds before `b` has run, the queued job would write into a dead
+    // frame: abort instead. (`a` and every helped task catch their own panics, so only a bug
+    // in the waiting code itself can get here.)
+    let guard = AbortOnUnwind;
     // After a shutdown the fork is rejected: run `b` here instead (nothing is lost).
-    push(shared, wrap(slot.clone(), b)).unwrap_or_else(|r| (r.0)());
+    push(shared, job).unwrap_or_else(|r| (r.0)());
     let ra = catch_unwind(AssertUnwindSafe(a));
     let done = || slot.is_done();
     helps(shared, &done);
-    let rb = slot.take();
+    std::mem::forget(guard);
+    // SAFETY: `done` returned true: the job has stored its result and will not touch the slot.
+    let rb = unsafe { slot.take() };
     match (ra, rb) {
         (Ok(ra), Ok(rb)) => (ra, rb),
         (Err(p), _) | (_, Err(p)) => resume_unwind(p),
+    }
+}
+// ANCHOR_END: join_in_task
+
+/// fib(n) with one fork and one join per call and no cutoff: the smallest possible task,
+/// so a run of it measures the pool's own cost per fork (the benchmarks, the lab and the
+/// tests use it). Must run inside a task of a [`ThreadPool`].
+pub fn fib(n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    let (a, b) = join_in_task(move || fib(n - 1), move || fib(n - 2));
+    a + b
+}
+
+/// The result of a task forked by [`join_in_task`], kept in the joiner's frame.
+struct StackSlot<R> {
+    /// Set (Release) once `value` is written; after that the job never touches the slot.
+    done: AtomicBool,
+    /// Written once by the job, before `done`; read once by the joiner, after `done`.
+    value: UnsafeCell<Option<std::thread::Result<R>>>,
+}
+
+/// The slot's address, moved into the job.
+struct SlotPtr<R>(*const StackSlot<R>);
+
+// SAFETY: the job on another thread only writes `value` (an `R: Send`) and then `done`; the
+// joiner reads `value` only after seeing `done`. The pointer is valid until then (see above).
+unsafe impl<R: Send> Send for SlotPtr<R> {}
+
+impl<R: Send + 'static> StackSlot<R> {
+    fn new() -> Self {
+        StackSlot { done: AtomicBool::new(false), value: UnsafeCell::new(None) }
+    }
+
+    /// A job that runs `f` and stores its result (or its panic) in this slot.
+    fn job(&self, f: impl FnOnce() -> R + Send + 'static) -> Job {
+        let ptr = SlotPtr(self as *const Self);
+        Box::new(move || {
+            let ptr = ptr; // move the whole wrapper in (it is the Send one), not its field
+            let result = catch_unwind(AssertUnwindSafe(f));
+            count_panic(&result);
+            // SAFETY: the joiner's frame is alive until `done` is true, and no one else reads
+            // or writes `value` before then.
+            unsafe {
+                *(*ptr.0).value.get() = Some(result);
+                // Release: the value above is written before `done` reads true. Nothing after
+                // this store may touch the slot: the joiner can return at once.
+                (*ptr.0).done.store(true, Release);
+            }
+        })
+    }
+
+    fn is_done(&self) -> bool {
+        self.done.load(Acquire) // Acquire: pairs with the job's Release
+    }
+
+    /// # Safety
+    /// Only after `is_done()` returned true, and once.
+    unsafe fn take(&self) -> std::thread::Result<R> {
+        // SAFETY: the caller saw `done`: the job has written `value` and is gone.
+        unsafe { (*self.value.get()).take().expect("taken once, after done") }
+    }
+}
+
+/// Aborts the process if dropped while unwinding (see `join_in_task`).
+struct AbortOnUnwind;
+
+impl Drop for AbortOnUnwind {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            eprintln!(
+                "ch07-pool: join_in_task unwound while its forked task could still run and \
+                 write into the unwound frame; aborting"
+            );
+            std::process::abort();
+        }
     }
 }
 // ANCHOR_END: join_in_task
@@ -330,7 +444,7 @@ fn wait_or_help<I: IdleOps>(shared: &Shared, done: &dyn Fn() -> bool) {
 fn run_one(shared: &Shared, own: usize) -> bool {
     match take(shared, own, own as u32 | 1) {
         Some(job) => {
-            run(shared, job);
+            run(job);
             true
         }
         None => false,
@@ -346,9 +460,18 @@ fn take(shared: &Shared, own: usize, seed: u32) -> Option<Job> {
     Some(job)
 }
 
-fn run(shared: &Shared, job: Job) {
+fn run(job: Job) {
     job(); // a wrapped task catches its own panic
-    shared.pending.fetch_sub(1, Release); // Release: the task's effects before "finished"
+}
+
+/// A worker whose scan found nothing may exit: the pool is shut down, no submitter is between
+/// its check and its push, and every queue is empty. (A task pushed after this check can only
+/// come from a worker that is still running, which will find it in its own queue.)
+fn may_exit(shared: &Shared) -> bool {
+    // SeqCst: pairs with `push`'s announce-then-check (Dekker); the queues are read after it.
+    shared.shutdown.load(SeqCst)
+        && shared.submitting.load(SeqCst) == 0
+        && shared.queues.iter().all(|(_, q)| q.work().is_empty())
 }
 
 /// Whether any queue holds a task (the idle worker's recheck), or the pool is shutting down.
@@ -358,7 +481,7 @@ fn has_work(shared: &Shared) -> bool {
 
 // ANCHOR: run_worker
 /// A worker: take and run tasks; when a full scan finds none, go idle with the exercise's
-/// `await_work` (announce, recheck, park); exit once shut down and nothing is pending.
+/// `await_work` (announce, recheck, park); exit once shut down and every queue is empty.
 /// [JDK: `runWorker`, `deactivate`, `awaitWork`]
 fn run_worker<I: IdleOps>(shared: &Arc<Shared>, w: usize) {
     /// Marks the pool broken if the worker unwinds (a panic outside any task).
@@ -378,10 +501,10 @@ fn run_worker<I: IdleOps>(shared: &Arc<Shared>, w: usize) {
     loop {
         r = advance_probe(r);
         if let Some(job) = take(shared, own, r) {
-            run(shared, job);
+            run(job);
             continue;
         }
-        if shared.shutdown.load(Acquire) && shared.pending.load(Acquire) == 0 {
+        if may_exit(shared) {
             break;
         }
         I::await_work(&shared.sleep, w, || has_work(shared));

@@ -2,13 +2,13 @@
 //! (`reference::`) and, with the grader's `--features exercise`, the reader's (`exercise::`).
 #![cfg(not(loom))]
 
-use std::sync::Arc;
-use std::sync::atomic::AtomicU8;
 use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::{AtomicU8, AtomicUsize};
 use std::sync::mpsc;
+use std::sync::{Arc, Barrier};
 use std::time::Duration;
 
-use ch07_pool::{IdleOps, ThreadPool, join_in_task};
+use ch07_pool::{IdleOps, ThreadPool, fib};
 
 /// Runs `f` on another thread and fails the test if it takes longer than `secs`: a pool that
 /// deadlocks must fail, not hang the suite. (The stuck thread is left behind.)
@@ -19,15 +19,6 @@ fn within<R: Send + 'static>(secs: u64, what: &str, f: impl FnOnce() -> R + Send
     });
     rx.recv_timeout(Duration::from_secs(secs))
         .unwrap_or_else(|_| panic!("{what}: not done after {secs} s (a deadlock?)"))
-}
-
-/// Naive Fibonacci, one fork per call, no cutoff: ~250,000 joins for n = 25.
-fn fib(n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    let (a, b) = join_in_task(move || fib(n - 1), move || fib(n - 2));
-    a + b
 }
 
 fn fib_without_cutoff_at_parallelism_1_2_4<I: IdleOps + 'static>() {
@@ -128,6 +119,66 @@ fn shutdown_under_load_loses_nothing<I: IdleOps + 'static>() {
     });
 }
 
+/// Submitters race `close`: each submits until it is rejected, and runs the task it gets back.
+/// After `shutdown` returns, every accepted task has run, exactly once: a worker must not exit
+/// while a submitter is between its check and its push, nor with a task in a queue.
+fn submissions_racing_close_lose_nothing<I: IdleOps + 'static>() {
+    within(60, "submissions racing close", || {
+        for _ in 0..200 {
+            let pool: Arc<ThreadPool<I>> = Arc::new(ThreadPool::new(1));
+            let ran = Arc::new(AtomicUsize::new(0));
+            let start = Arc::new(Barrier::new(3));
+            let submitters: Vec<_> = (0..2)
+                .map(|_| {
+                    let (pool, ran, start) = (pool.clone(), ran.clone(), start.clone());
+                    std::thread::spawn(move || {
+                        start.wait();
+                        let mut tasks = 0;
+                        loop {
+                            let ran = ran.clone();
+                            tasks += 1;
+                            // Relaxed: counted, read after every thread is joined
+                            match pool.submit(move || ran.fetch_add(1, Relaxed)) {
+                                Ok(handle) => drop(handle),
+                                Err(rejected) => {
+                                    (rejected.0)(); // handed back: run it here
+                                    return tasks;
+                                }
+                            }
+                        }
+                    })
+                })
+                .collect();
+            start.wait();
+            pool.close();
+            let tasks: usize = submitters.into_iter().map(|t| t.join().unwrap()).sum();
+            Arc::into_inner(pool).expect("the submitters are gone").shutdown();
+            assert_eq!(ran.load(Relaxed), tasks, "every task ran once, in the pool or handed back");
+        }
+    });
+}
+
+/// Tasks forked and never joined still run before `shutdown` returns, though the task that
+/// forked them finished long before.
+fn detached_forks_run_before_shutdown<I: IdleOps + 'static>() {
+    within(30, "detached forks", || {
+        let pool: ThreadPool<I> = ThreadPool::new(2);
+        let ran = Arc::new(AtomicUsize::new(0));
+        let r = ran.clone();
+        pool.submit(move || {
+            for _ in 0..10_000 {
+                let r = r.clone();
+                drop(ch07_pool::fork(move || r.fetch_add(1, Relaxed)).unwrap()); // Relaxed: as above
+            }
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+        pool.shutdown();
+        assert_eq!(ran.load(Relaxed), 10_000);
+    });
+}
+
 fn stats_report_the_pool<I: IdleOps + 'static>() {
     within(30, "stats", || {
         let pool: ThreadPool<I> = ThreadPool::new(3);
@@ -158,6 +209,14 @@ macro_rules! suite {
         #[test]
         fn shutdown_under_load_loses_nothing() {
             super::shutdown_under_load_loses_nothing::<$ops>();
+        }
+        #[test]
+        fn submissions_racing_close_lose_nothing() {
+            super::submissions_racing_close_lose_nothing::<$ops>();
+        }
+        #[test]
+        fn detached_forks_run_before_shutdown() {
+            super::detached_forks_run_before_shutdown::<$ops>();
         }
         #[test]
         fn stats_report_the_pool() {
