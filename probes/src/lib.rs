@@ -23,3 +23,36 @@ pub fn median_min_max(values: &mut [f64]) -> (f64, f64, f64) {
     values.sort_by(f64::total_cmp);
     (values[values.len() / 2], values[0], values[values.len() - 1])
 }
+
+/// The command line as `(flag, value)` pairs. Every flag takes the next argument as its value,
+/// except the `switches`, which take none (their value is empty).
+pub fn flags(switches: &[&str]) -> Result<Vec<(String, String)>, String> {
+    let mut out = Vec::new();
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let value = if switches.contains(&flag.as_str()) {
+            String::new()
+        } else {
+            it.next().ok_or(format!("{flag} needs a value"))?
+        };
+        out.push((flag, value));
+    }
+    Ok(out)
+}
+
+/// `value` parsed as a number, or an error naming `flag`.
+pub fn number<T: std::str::FromStr>(flag: &str, value: &str) -> Result<T, String>
+where
+    T::Err: std::fmt::Display,
+{
+    value.parse().map_err(|e| format!("{flag} {value:?}: {e}"))
+}
+
+/// A comma-separated list of counts, each at least 1, or an error naming `flag`.
+pub fn counts(flag: &str, value: &str) -> Result<Vec<usize>, String> {
+    let list = value.split(',').map(|v| number(flag, v)).collect::<Result<Vec<usize>, _>>()?;
+    match list.contains(&0) {
+        true => Err(format!("{flag} {value}: each must be at least 1")),
+        false => Ok(list),
+    }
+}

@@ -84,6 +84,31 @@ fn forkjoin_steals_smoke_run() {
     );
 }
 
+/// fib with no cutoff at a tiny size: both pools must return fib(12) = 144 (the probe exits 1
+/// on a wrong value), and the tab-separated rows for scripts/lab.py are all there.
+#[test]
+fn forkjoin_fib_smoke_run() {
+    let text = run_ok(
+        env!("CARGO_BIN_EXE_forkjoin-steals"),
+        &["--runs", "1", "--leaf-us", "1", "--par", "1,2", "--fib", "12", "--rows"],
+    );
+    assert!(text.contains("fib(12) with no cutoff = 144"), "{text}");
+    assert_eq!(text.lines().filter(|l| l.starts_with("row\t")).count(), 8, "{text}");
+    assert!(text.lines().any(|l| l.starts_with("leaf\trust\t")), "{text}");
+}
+
+/// Our queue beside crossbeam-deque at a tiny size: every operation has both rows, and the
+/// contended runs checked that every task was taken once (the probe exits 1 otherwise).
+#[test]
+fn queue_ops_smoke_run() {
+    let text = run_ok(
+        env!("CARGO_BIN_EXE_queue-ops"),
+        &["--runs", "1", "--tasks", "2000", "--thieves", "1,2", "--rows"],
+    );
+    assert_eq!(text.lines().filter(|l| l.starts_with("qrow\t")).count(), 8, "{text}");
+    assert!(text.contains("check: every task taken exactly once: yes"), "{text}");
+}
+
 /// The CAS-contention replica at a tiny size, in both models and both start modes: it checks
 /// that every task is taken once and that the attempts add up, and exits 1 otherwise.
 #[test]

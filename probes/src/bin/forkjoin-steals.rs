@@ -1,26 +1,48 @@
 //! The article's steal experiment on our pool and on rayon: 64 root tasks, each forking 256
 //! leaves (16,384 tasks), at parallelism 1, 2, 4, 8 and 16, printed in the article's format
-//! (`par= N forked=16384 steals=S ms=T`). Each row is the median of `--runs` runs, with the
-//! min and max beside it, and the machine's cores and load average are printed first: on a
-//! busy machine, single runs are not stable (the article's were taken at load average 82.6).
+//! (`par= N forked=16384 steals=S ms=T`). With `--fib N` it also runs fib(N) with no cutoff
+//! (one fork and one join per call) on both. Each row is the median of `--runs` runs, with
+//! the min and max beside it, and the machine's cores and load average are printed first: on
+//! a busy machine, single runs are not stable (the article's were taken at load average 82.6).
 //!
-//! A leaf loops `--leaf` times (default 20,000) over a bound the compiler cannot see
-//! (`black_box`), so the work is not folded away; the cost of one leaf is measured and
-//! printed, for comparison with the JDK's run of the same experiment (`probes/jdk/run.sh
-//! StealExperiment`).
+//! A leaf loops over a bound the compiler cannot see (`black_box`), so the work is not folded
+//! away. `--leaf N` fixes the iterations; `--leaf-us U` calibrates them so that one leaf costs
+//! about U microseconds on this machine, which is how `scripts/lab.sh` gives the Rust and the
+//! Java leaf (`probes/jdk/StealExperiment.java`) the same cost. The measured cost of one leaf
+//! is printed either way.
 //!
-//! `cargo run --release -p probes --bin forkjoin-steals [-- --runs 5 --leaf 20000 --par 1,2,4,8,16]`
+//! `--rows` adds one tab-separated line per row for `scripts/lab.py`:
+//! `row <system> <workload> <par> <median ms> <min ms> <max ms> <steals or ->`.
+//!
+//! `cargo run --release -p probes --bin forkjoin-steals [-- --runs 5 --leaf 20000 --par 1,2,4,8,16 --fib 30]`
 
 use std::hint::black_box;
 use std::time::Instant;
 
-use ch07_pool::{ThreadPool, fork};
+use ch07_pool::{ThreadPool, fib, fork};
 
+/// One leaf: `n` rounds of rotate, multiply and xor (the same rounds as the Java leaf).
 fn leaf(n: u64) -> u64 {
     (0..black_box(n)).fold(0u64, |s, i| s.rotate_left(5) ^ i.wrapping_mul(0x9e37_79b9))
 }
 
-fn ours(par: usize, n: u64) -> (u64, f64, u64) {
+/// Microseconds per leaf of `n` iterations, timed over enough calls to last about 50 ms.
+fn leaf_cost_us(n: u64) -> f64 {
+    let mut reps = 1u32;
+    loop {
+        let t0 = Instant::now();
+        for _ in 0..reps {
+            black_box(leaf(n));
+        }
+        let s = t0.elapsed().as_secs_f64();
+        if s > 0.05 || reps >= 1 << 24 {
+            return s * 1e6 / f64::from(reps);
+        }
+        reps *= 2;
+    }
+}
+
+fn ours_roots(par: usize, n: u64) -> (u64, f64) {
     let pool: ThreadPool = ThreadPool::new(par);
     let t0 = Instant::now();
     let roots: Vec<_> = (0..64)
@@ -34,11 +56,11 @@ fn ours(par: usize, n: u64) -> (u64, f64, u64) {
         .collect();
     let x = roots.into_iter().map(|h| h.join().unwrap()).fold(0, |a, b| a ^ b);
     let ms = t0.elapsed().as_secs_f64() * 1e3;
-    let stats = pool.shutdown();
-    (stats.steal_count, ms, x)
+    black_box(x);
+    (pool.shutdown().steal_count, ms)
 }
 
-fn rayon(par: usize, n: u64) -> (f64, u64) {
+fn rayon_roots(par: usize, n: u64) -> f64 {
     use std::sync::atomic::{AtomicU64, Ordering};
     let pool = rayon::ThreadPoolBuilder::new().num_threads(par).build().expect("a rayon pool");
     let x = AtomicU64::new(0);
@@ -59,70 +81,171 @@ fn rayon(par: usize, n: u64) -> (f64, u64) {
             }
         })
     });
-    (t0.elapsed().as_secs_f64() * 1e3, x.into_inner())
+    black_box(x.into_inner());
+    t0.elapsed().as_secs_f64() * 1e3
+}
+
+fn fib_rayon(n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    let (a, b) = rayon::join(|| fib_rayon(n - 1), || fib_rayon(n - 2));
+    a + b
+}
+
+/// fib(n) by plain recursion: the value both pools must return.
+fn fib_plain(n: u64) -> u64 {
+    if n < 2 { n } else { fib_plain(n - 1) + fib_plain(n - 2) }
+}
+
+/// fib(n) on our pool: (steals, ms). Exits 1 on a wrong value.
+fn ours_fib(par: usize, n: u64, want: u64) -> (u64, f64) {
+    let pool: ThreadPool = ThreadPool::new(par);
+    let t0 = Instant::now();
+    let (got, _) = pool.join(move || fib(black_box(n)), || ());
+    let ms = t0.elapsed().as_secs_f64() * 1e3;
+    check(got == want, &format!("ours: fib({n}) = {got}, expected {want}"));
+    (pool.shutdown().steal_count, ms)
+}
+
+fn rayon_fib(par: usize, n: u64, want: u64) -> f64 {
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(par).build().expect("a rayon pool");
+    let t0 = Instant::now();
+    let got = pool.install(|| fib_rayon(black_box(n)));
+    let ms = t0.elapsed().as_secs_f64() * 1e3;
+    check(got == want, &format!("rayon: fib({n}) = {got}, expected {want}"));
+    ms
+}
+
+fn check(ok: bool, what: &str) {
+    if !ok {
+        eprintln!("forkjoin-steals: {what}");
+        std::process::exit(1);
+    }
+}
+
+/// Prints one row: the article's line, and with `--rows` the tab-separated line too.
+fn report(o: &Opts, system: &str, workload: &str, par: usize, ms: &mut [f64], steals: &mut [f64]) {
+    let (m, lo, hi) = probes::median_min_max(ms);
+    let what = match workload.strip_prefix("fib") {
+        Some(n) => format!("fib({n})"),
+        None => "forked=16384".to_string(),
+    };
+    let (s, steal_note) = if steals.is_empty() {
+        ("-".to_string(), String::new())
+    } else {
+        let (s, slo, shi) = probes::median_min_max(steals);
+        (format!("{s:.0}"), format!("steals {slo:.0}-{shi:.0}, "))
+    };
+    println!("par= {par} {what} steals={s} ms={m:.0}   ({steal_note}ms {lo:.0}-{hi:.0})");
+    if o.rows {
+        println!("row\t{system}\t{workload}\t{par}\t{m:.2}\t{lo:.2}\t{hi:.2}\t{s}");
+    }
+}
+
+struct Opts {
+    runs: usize,
+    leaf: Option<u64>,
+    leaf_us: Option<f64>,
+    pars: Vec<usize>,
+    fib: u64,
+    rows: bool,
 }
 
 fn main() {
-    let (runs, n, pars) = parse().unwrap_or_else(|e| {
+    let o = parse().unwrap_or_else(|e| {
         eprintln!(
-            "forkjoin-steals: {e}\nusage: forkjoin-steals [--runs N] [--leaf N] [--par 1,2,4]"
+            "forkjoin-steals: {e}\nusage: forkjoin-steals [--runs N] [--leaf N | --leaf-us U] \
+             [--par 1,2,4] [--fib N] [--rows]"
         );
         std::process::exit(2);
     });
     let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    let t0 = Instant::now();
-    let reps = 2000;
-    let mut x = 0;
-    for _ in 0..reps {
-        x = leaf(n);
-    }
-    let leaf_us = t0.elapsed().as_secs_f64() * 1e6 / reps as f64;
+    let n = match (o.leaf, o.leaf_us) {
+        (Some(n), _) => n,
+        // Calibrate: the cost per iteration, from a leaf long enough to time well.
+        (None, Some(us)) => ((us / leaf_cost_us(100_000)) * 100_000.0).round().max(1.0) as u64,
+        (None, None) => 20_000,
+    };
+    let leaf_us = leaf_cost_us(n);
     println!(
-        "# forkjoin-steals: 64 roots x 256 leaves, leaf={n} iterations ({leaf_us:.1} us each, \
-         checksum {}), {runs} run(s) per row, {cores} cores, load average {}",
-        x & 0xff,
+        "# forkjoin-steals: 64 roots x 256 leaves, leaf={n} iterations ({leaf_us:.2} us each), \
+         {} run(s) per row, {cores} cores, load average {}",
+        o.runs,
         load.split_whitespace().next().unwrap_or("?")
     );
+    if o.rows {
+        println!("leaf\trust\t{n}\t{leaf_us:.3}");
+    }
     println!("# ours (ch07 ThreadPool): steals = get_steal_count after shutdown (exact)");
-    for &par in &pars {
+    for &par in &o.pars {
         let (mut ms, mut steals) = (Vec::new(), Vec::new());
-        for _ in 0..runs {
-            let (s, t, _) = ours(par, n);
+        for _ in 0..o.runs {
+            let (s, t) = ours_roots(par, n);
             steals.push(s as f64);
             ms.push(t);
         }
-        let (m, lo, hi) = probes::median_min_max(&mut ms);
-        let (s, slo, shi) = probes::median_min_max(&mut steals);
-        println!(
-            "par= {par} forked=16384 steals={s:.0} ms={m:.0}   (steals {slo:.0}-{shi:.0}, ms {lo:.0}-{hi:.0})"
-        );
+        report(&o, "ours", "64x256", par, &mut ms, &mut steals);
     }
     println!(
         "# rayon (a scope of 64 roots, each a scope spawning 256 leaves): no steal count exposed"
     );
-    for &par in &pars {
-        let mut ms: Vec<f64> = (0..runs).map(|_| rayon(par, n).0).collect();
-        let (m, lo, hi) = probes::median_min_max(&mut ms);
-        println!("par= {par} forked=16384 steals=- ms={m:.0}   (ms {lo:.0}-{hi:.0})");
+    for &par in &o.pars {
+        let mut ms: Vec<f64> = (0..o.runs).map(|_| rayon_roots(par, n)).collect();
+        report(&o, "rayon", "64x256", par, &mut ms, &mut []);
+    }
+    if o.fib > 0 {
+        let want = fib_plain(o.fib);
+        let workload = format!("fib{}", o.fib);
+        println!(
+            "# fib({}) with no cutoff = {want}: ours (join_in_task), then rayon (join)",
+            o.fib
+        );
+        for &par in &o.pars {
+            let (mut ms, mut steals) = (Vec::new(), Vec::new());
+            for _ in 0..o.runs {
+                let (s, t) = ours_fib(par, o.fib, want);
+                steals.push(s as f64);
+                ms.push(t);
+            }
+            report(&o, "ours", &workload, par, &mut ms, &mut steals);
+        }
+        for &par in &o.pars {
+            let mut ms: Vec<f64> = (0..o.runs).map(|_| rayon_fib(par, o.fib, want)).collect();
+            report(&o, "rayon", &workload, par, &mut ms, &mut []);
+        }
     }
 }
 
-fn parse() -> Result<(usize, u64, Vec<usize>), String> {
-    let (mut runs, mut n, mut pars) = (3, 20_000u64, vec![1, 2, 4, 8, 16]);
-    let mut it = std::env::args().skip(1);
-    while let Some(flag) = it.next() {
-        let v = it.next().ok_or(format!("{flag} needs a value"))?;
-        let num = |s: &str| s.parse::<usize>().map_err(|e| format!("{flag} {s:?}: {e}"));
+fn parse() -> Result<Opts, String> {
+    let mut o = Opts {
+        runs: 3,
+        leaf: None,
+        leaf_us: None,
+        pars: vec![1, 2, 4, 8, 16],
+        fib: 0,
+        rows: false,
+    };
+    for (flag, v) in probes::flags(&["--rows"])? {
         match flag.as_str() {
-            "--runs" => runs = num(&v)?.max(1),
-            "--leaf" => n = num(&v)? as u64,
-            "--par" => pars = v.split(',').map(num).collect::<Result<_, _>>()?,
+            "--rows" => o.rows = true,
+            "--runs" => o.runs = probes::number::<usize>(&flag, &v)?.max(1),
+            "--leaf" => o.leaf = Some(probes::number(&flag, &v)?),
+            "--leaf-us" => {
+                let us: f64 = probes::number(&flag, &v)?;
+                if !(us > 0.0 && us < 1e6) {
+                    return Err(format!("--leaf-us {v}: must be above 0 and below 1e6"));
+                }
+                o.leaf_us = Some(us);
+            }
+            "--par" => o.pars = probes::counts(&flag, &v)?,
+            "--fib" => o.fib = probes::number(&flag, &v)?,
             _ => return Err(format!("unknown flag {flag}")),
         }
     }
-    if pars.contains(&0) {
-        return Err("parallelism must be at least 1".into());
+    if o.fib > 40 {
+        return Err(format!("--fib {}: at most 40 (fib(40) forks 300 million tasks)", o.fib));
     }
-    Ok((runs, n, pars))
+    Ok(o)
 }

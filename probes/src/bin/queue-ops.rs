@@ -1,0 +1,144 @@
+//! Our queue (chapter 4's `WorkQueue`, the one the pool uses) beside crossbeam-deque's LIFO
+//! `Worker`, in the same run, through the same harness (`ch02_poll::contention`'s traits):
+//!
+//! - `push+pop`: the owner pushes a batch of 64 tasks and pops them back (LIFO), as a worker
+//!   forking and joining does; nanoseconds per push+pop pair.
+//! - `push+steal`: the owner pushes 64, and a stealer on the same thread takes them from the
+//!   other end; nanoseconds per push+steal pair (the uncontended cost of a thief's take).
+//! - `1+k thieves`: chapter 2's contended run (`race`): the owner pushes `--tasks` tasks while k
+//!   thieves, released together, steal; nanoseconds per task, and every task checked taken once.
+//!
+//! Each figure is the median of `--runs` runs (min-max beside it). `--rows` adds tab-separated
+//! lines for `scripts/lab.py`: `qrow <queue> <op> <k> <median ns> <min ns> <max ns>`.
+//!
+//! `cargo run --release -p probes --bin queue-ops [-- --runs 5 --tasks 200000 --thieves 1,2,4]`
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use ch02_poll::PollStats;
+use ch02_poll::contention::{Contended, ContendedThief, Crossbeam, race};
+
+const BATCH: usize = 64;
+
+/// Nanoseconds per push+pop pair, over `rounds` batches.
+fn push_pop<C: Contended>(q: &C, rounds: usize) -> f64 {
+    let t0 = Instant::now();
+    for _ in 0..rounds {
+        for i in 0..BATCH {
+            q.push(i).expect("a batch fits");
+        }
+        for _ in 0..BATCH {
+            black_box(q.pop().expect("pushed above"));
+        }
+    }
+    t0.elapsed().as_nanos() as f64 / (rounds * BATCH) as f64
+}
+
+/// Nanoseconds per push+steal pair, the stealer on the owner's thread.
+fn push_steal<C: Contended>(q: &C, rounds: usize) -> f64 {
+    let mut thief = q.thief();
+    let mut stats = PollStats::default();
+    let t0 = Instant::now();
+    for _ in 0..rounds {
+        for i in 0..BATCH {
+            q.push(i).expect("a batch fits");
+        }
+        for _ in 0..BATCH {
+            black_box(thief.take(&mut stats).expect("pushed above, no one else takes"));
+        }
+    }
+    t0.elapsed().as_nanos() as f64 / (rounds * BATCH) as f64
+}
+
+struct Opts {
+    runs: usize,
+    tasks: usize,
+    thieves: Vec<usize>,
+    rows: bool,
+}
+
+fn main() {
+    let o = parse().unwrap_or_else(|e| {
+        eprintln!(
+            "queue-ops: {e}\nusage: queue-ops [--runs N] [--tasks N] [--thieves 1,2,4] [--rows]"
+        );
+        std::process::exit(2);
+    });
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    println!(
+        "# queue-ops: ours (ch04 WorkQueue) vs crossbeam-deque 0.8 (Worker::new_lifo), {} run(s) \
+         each, {cores} cores, load average {}",
+        o.runs,
+        load.split_whitespace().next().unwrap_or("?")
+    );
+    let rounds = (o.tasks / BATCH).max(1);
+    let ours = || ch04_grow::new::<usize>(BATCH);
+    measure(
+        &o,
+        "push+pop",
+        0,
+        |_| push_pop(&ours().0, rounds),
+        |_| push_pop(&Crossbeam::new(), rounds),
+    );
+    measure(
+        &o,
+        "push+steal",
+        0,
+        |_| push_steal(&ours().0, rounds),
+        |_| push_steal(&Crossbeam::new(), rounds),
+    );
+    for &k in &o.thieves {
+        let contended = |r: Result<ch02_poll::contention::Race, String>| match r {
+            Ok(r) => r.elapsed.as_nanos() as f64 / o.tasks as f64,
+            Err(e) => {
+                eprintln!("queue-ops: {e}");
+                std::process::exit(1);
+            }
+        };
+        measure(
+            &o,
+            "1+k thieves",
+            k,
+            |k| contended(race(&ours().0, o.tasks, k)),
+            |k| contended(race(&Crossbeam::new(), o.tasks, k)),
+        );
+    }
+    println!("check: every task taken exactly once: yes");
+}
+
+/// Runs both sides `runs` times, alternating, and prints each median and the ratio.
+fn measure(o: &Opts, op: &str, k: usize, ours: impl Fn(usize) -> f64, peer: impl Fn(usize) -> f64) {
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for _ in 0..o.runs {
+        a.push(ours(k));
+        b.push(peer(k));
+    }
+    let (am, alo, ahi) = probes::median_min_max(&mut a);
+    let (bm, blo, bhi) = probes::median_min_max(&mut b);
+    let what = if k > 0 { format!("{op} k={k}") } else { op.to_string() };
+    println!(
+        "{what:<18} ours {am:8.1} ns ({alo:.1}-{ahi:.1})   crossbeam {bm:8.1} ns ({blo:.1}-{bhi:.1})   \
+         ours/crossbeam {:.2}",
+        am / bm
+    );
+    if o.rows {
+        println!("qrow\tours\t{op}\t{k}\t{am:.2}\t{alo:.2}\t{ahi:.2}");
+        println!("qrow\tcrossbeam\t{op}\t{k}\t{bm:.2}\t{blo:.2}\t{bhi:.2}");
+    }
+}
+
+fn parse() -> Result<Opts, String> {
+    let mut o = Opts { runs: 5, tasks: 200_000, thieves: vec![1, 2, 4], rows: false };
+    for (flag, v) in probes::flags(&["--rows"])? {
+        match flag.as_str() {
+            "--rows" => o.rows = true,
+            "--runs" => o.runs = probes::number::<usize>(&flag, &v)?.max(1),
+            "--tasks" => o.tasks = probes::number::<usize>(&flag, &v)?.max(1),
+            "--thieves" => o.thieves = probes::counts(&flag, &v)?,
+            _ => return Err(format!("unknown flag {flag}")),
+        }
+    }
+    Ok(o)
+}

@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""The contention lab in one command: our pool beside rayon and the real JDK 25 ForkJoinPool,
+and our queue beside crossbeam-deque, measured in one run on this machine, written as one table.
+
+    python3 scripts/lab.py            # 5 runs per row, parallelism 1,2,4,8,16, fib(30)
+    python3 scripts/lab.py --quick    # a smoke run: 1 run, parallelism 1,2, fib(20), few tasks
+
+It runs three probes and reads the tab-separated rows each prints with --rows:
+  probes/src/bin/forkjoin-steals.rs   64 roots x 256 leaves and fib(N), ours and rayon
+  probes/jdk/StealExperiment.java     the same on the JDK 25 (skipped, with a note, without one)
+  probes/src/bin/queue-ops.rs         push+pop, push+steal, 1 owner + k thieves, ours and crossbeam
+The leaf is calibrated on each side to the same cost (--leaf-us), and both measured costs are
+printed in the table's header. Every ratio is ours / peer from the same run: below 1.0 we are
+faster. The table goes to stdout and to target/lab/table.md.
+"""
+
+import argparse
+import datetime
+import os
+import platform
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run(cmd):
+    """Runs a probe and returns its stdout; a failing probe stops the lab with its output."""
+    print("$ " + " ".join(cmd), file=sys.stderr, flush=True)
+    p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit(f"lab: {' '.join(cmd)} failed ({p.returncode}):\n{p.stdout}{p.stderr}")
+    return p.stdout
+
+
+def rows(text, tag):
+    """The tab-separated fields of every line that starts with `tag`."""
+    return [line.split("\t")[1:] for line in text.splitlines() if line.startswith(tag + "\t")]
+
+
+def ratio(a, b):
+    return f"{a / b:.2f}" if a is not None and b else "-"
+
+
+def verdict(r):
+    """The issue's target: ratio <= 1.0."""
+    if r == "-":
+        return "-"
+    return "met" if float(r) <= 1.0 else f"missed ({r}x)"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="a smoke run with tiny sizes")
+    ap.add_argument("--runs", type=int, help="runs per row (default 5; 1 with --quick)")
+    ap.add_argument("--leaf-us", type=float, default=15.0, help="cost of one leaf (default 15 us)")
+    ap.add_argument("--out", default=os.path.join(ROOT, "target", "lab", "table.md"))
+    a = ap.parse_args()
+    runs = a.runs or (1 if a.quick else 5)
+    pars = "1,2" if a.quick else "1,2,4,8,16"
+    fib = "20" if a.quick else "30"
+    tasks = "20000" if a.quick else "200000"
+    thieves = "1,2" if a.quick else "1,2,4"
+
+    build = ["cargo", "build", "-q", "--release", "-p", "probes", "--bin", "forkjoin-steals", "--bin", "queue-ops"]
+    run(build)
+    bin_dir = os.path.join(ROOT, "target", "release")
+    fj = run([os.path.join(bin_dir, "forkjoin-steals"), "--runs", str(runs), "--leaf-us", str(a.leaf_us),
+              "--par", pars, "--fib", fib, "--rows"])
+    jdk = run([os.path.join(ROOT, "probes", "jdk", "run.sh"), "StealExperiment", str(runs),
+               f"{a.leaf_us:g}us", fib, pars, "rows"])
+    q = run([os.path.join(bin_dir, "queue-ops"), "--runs", str(runs), "--tasks", tasks,
+             "--thieves", thieves, "--rows"])
+    if "check: every task taken exactly once: yes" not in q:
+        sys.exit("lab: queue-ops did not confirm that every task was taken once:\n" + q)
+
+    # (system, workload, par) -> (median ms, min, max, steals)
+    pool = {}
+    for system, workload, par, med, lo, hi, steals in rows(fj, "row") + rows(jdk, "row"):
+        pool[(system, workload, int(par))] = (float(med), float(lo), float(hi), steals)
+    leaf = {lang: (n, float(us)) for lang, n, us in rows(fj, "leaf") + rows(jdk, "leaf")}
+    no_jdk = "no JDK 25 found" in jdk
+    queue = {(name, op, int(k)): (float(med), float(lo), float(hi)) for name, op, k, med, lo, hi in rows(q, "qrow")}
+
+    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.machine())
+    load = open("/proc/loadavg").read().split()[0]
+    out = []
+    w = out.append
+    w(f"# Contention lab: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, {os.cpu_count()} cores "
+      f"({cpu}), load average {load} at the end")
+    w(f"command: python3 scripts/lab.py {' '.join(sys.argv[1:])}".rstrip())
+    w("")
+    w(f"{runs} run(s) per cell, median (min-max) in ms; the JDK's after one warm-up run per row.")
+    for lang in ("rust", "java"):
+        if lang in leaf:
+            w(f"- {lang} leaf: {leaf[lang][0]} iterations, measured {leaf[lang][1]:.2f} us (target {a.leaf_us:g} us)")
+    if no_jdk:
+        w("- JDK 25: not found (JAVA_HOME, /usr/lib/jvm): its columns are empty")
+    w("")
+    w("## Pools: ours (ch07 ThreadPool) / rayon 1 / JDK 25 ForkJoinPool")
+    w("")
+    w("| workload | par | ours ms | rayon ms | JDK ms | ours/rayon | ours/JDK | steals ours | steals JDK |")
+    w("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    fmt = lambda c: f"{c[0]:.1f} ({c[1]:.1f}-{c[2]:.1f})" if c else "-"
+    verdicts, missing = [], []
+    for workload in ("64x256", f"fib{fib}"):
+        for par in map(int, pars.split(",")):
+            o, r, j = (pool.get((s, workload, par)) for s in ("ours", "rayon", "jdk"))
+            rr, rj = ratio(o and o[0], r and r[0]), ratio(o and o[0], j and j[0])
+            verdicts.append((f"{workload} par {par}", rr, rj))
+            missing += [f"{s} {workload} par {par}" for s, c in (("ours", o), ("rayon", r), ("jdk", j))
+                        if c is None and not (s == "jdk" and no_jdk)]
+            w(f"| {workload} | {par} | {fmt(o)} | {fmt(r)} | {fmt(j)} | {rr} | {rj} | {o[3] if o else '-'} | {j[3] if j else '-'} |")
+    w("")
+    w("## Queues: ours (ch04 WorkQueue) / crossbeam-deque 0.8, ns per operation")
+    w("")
+    w("| operation | ours ns | crossbeam ns | ours/crossbeam | target <= 1.0 |")
+    w("|---|---:|---:|---:|---|")
+    for op, k in sorted({(op, k) for (_, op, k) in queue}, key=lambda x: (x[1], x[0])):
+        o, c = queue.get(("ours", op, k)), queue.get(("crossbeam", op, k))
+        r = ratio(o and o[0], c and c[0])
+        target = verdict(r) if op in ("push+pop", "push+steal") else "(reported)"
+        label = f"1 owner + {k} thie{'f' if k == 1 else 'ves'}" if k else op
+        w(f"| {label} | {fmt(o)} | {fmt(c)} | {r} | {target} |")
+    w("")
+    w("## Targets (issue 7: ours no slower than the peer, ratio <= 1.0)")
+    w("")
+    for what, rr, rj in verdicts:
+        w(f"- {what}: vs rayon {verdict(rr)}, vs JDK {verdict(rj)}")
+    missing += [f"{n} {op} k={k}" for n in ("ours", "crossbeam") for (_, op, k) in queue if (n, op, k) not in queue]
+    text = "\n".join(out) + "\n"
+    os.makedirs(os.path.dirname(a.out), exist_ok=True)
+    with open(a.out, "w") as f:
+        f.write(text)
+    print(text, end="")
+    print(f"(written to {os.path.relpath(a.out, ROOT)})", file=sys.stderr)
+    if missing:
+        sys.exit("lab: cells missing from the probes' rows: " + ", ".join(missing))
+
+
+if __name__ == "__main__":
+    main()
