@@ -10,7 +10,8 @@
 //! A submission queue is locked when IDLE is clear. `tryLockPhase` adds IDLE to an unlocked
 //! phase: bit 16 goes from 1 to 0 and the carry adds one to the version. `unlockPhase` adds
 //! IDLE again: bit 16 back to 1, version unchanged. So one lock and unlock move the word by
-//! `2 * IDLE`, and the version counts lock cycles (twice), which is what makes it a seqlock.
+//! `2 * IDLE`, one step of the version field: the version counts lock cycles, which is what
+//! makes it a seqlock.
 
 // ANCHOR: constants
 /// Bit 16: set when the queue is unlocked (a submission queue) or inactive (a worker's).
