@@ -6,7 +6,7 @@
 
 use crossbeam_utils::CachePadded;
 
-use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 use std::sync::atomic::{AtomicU32, AtomicU64};
 
 // ANCHOR: count_take
@@ -30,7 +30,9 @@ pub fn count_take(nsteals: &AtomicU32, from: usize, own: usize) {
 /// [JDK: `stealCount += ns` in `deregisterWorker`]
 pub fn retire(nsteals: &AtomicU32, steal_count: &AtomicU64) {
     let ns = nsteals.swap(0, Relaxed); // Relaxed: a statistic; the swap makes it "once"
-    steal_count.fetch_add(u64::from(ns), Relaxed); // Relaxed: as above; many workers add
+    // Release: a reader whose Acquire load sees this add also sees the zero above, so it
+    // cannot add `ns` twice (once here, once from a stale per-worker count).
+    steal_count.fetch_add(u64::from(ns), Release);
 }
 // ANCHOR_END: retire
 
@@ -40,7 +42,9 @@ pub fn retire(nsteals: &AtomicU32, steal_count: &AtomicU64) {
 /// at odd indices; even ones are submission queues, which take no tasks and count nothing.
 /// [JDK: `ForkJoinPool.getStealCount`]
 pub fn get_steal_count(steal_count: &AtomicU64, nsteals: &[CachePadded<AtomicU32>]) -> u64 {
-    let mut count = steal_count.load(Relaxed); // Relaxed: a statistic (see count_take)
+    // Acquire: pairs with `retire`'s Release; the per-worker loads below then see each retired
+    // worker's zero (see retire).
+    let mut count = steal_count.load(Acquire);
     for worker in nsteals.iter().skip(1).step_by(2) {
         count += u64::from(worker.load(Relaxed)); // unsigned, as the JDK's `& 0xffffffffL`
     }
