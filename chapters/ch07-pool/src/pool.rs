@@ -39,6 +39,8 @@ struct Shared {
 }
 
 thread_local! {
+    /// Where this thread's next helping scan starts (see `run_one`).
+    static HELP_SEED: Cell<u32> = const { Cell::new(0x9e37_79b9) };
     /// The pool, queue index and waiting strategy of the worker running on this thread.
     static CURRENT: Cell<Option<(*const Shared, usize, Helps)>> = const { Cell::new(None) };
 }
@@ -441,8 +443,14 @@ fn wait_or_help<I: IdleOps>(shared: &Shared, done: &dyn Fn() -> bool) {
 }
 
 /// Takes one task (own queue first, then a scan of the others) and runs it; false if none.
+/// A helping take is not counted as a steal, as in the JDK, whose `helpJoin` leaves `nsteals`
+/// alone: only the worker loop's scan counts (`count_take`).
 fn run_one(shared: &Shared, own: usize) -> bool {
-    match take(shared, own, own as u32 | 1) {
+    // Each help starts its scan somewhere else: a fixed start would send every helping
+    // joiner to the same queue first.
+    let seed = advance_probe(HELP_SEED.get());
+    HELP_SEED.set(seed);
+    match take(shared, own, seed).map(|(_, job)| job) {
         Some(job) => {
             run(job);
             true
@@ -451,13 +459,12 @@ fn run_one(shared: &Shared, own: usize) -> bool {
     }
 }
 
-fn take(shared: &Shared, own: usize, seed: u32) -> Option<Job> {
+/// Own queue first, then a scan of the others from `seed`: the job and the queue it came from.
+fn take(shared: &Shared, own: usize, seed: u32) -> Option<(usize, Job)> {
     if let Some(job) = shared.queues.get(own).and_then(pop_own) {
-        return Some(job);
+        return Some((own, job));
     }
-    let (from, job) = scan(&shared.queues, own, advance_probe(seed))?;
-    count_take(&shared.nsteals[own], from, own);
-    Some(job)
+    scan(&shared.queues, own, advance_probe(seed))
 }
 
 fn run(job: Job) {
@@ -500,7 +507,8 @@ fn run_worker<I: IdleOps>(shared: &Arc<Shared>, w: usize) {
     let mut r = (own as u32).wrapping_mul(0x9e37_79b9) | 1;
     loop {
         r = advance_probe(r);
-        if let Some(job) = take(shared, own, r) {
+        if let Some((from, job)) = take(shared, own, r) {
+            count_take(&shared.nsteals[own], from, own); // [JDK: `w.nsteals = ++nsteals` in scan]
             run(job);
             continue;
         }
