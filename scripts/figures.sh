@@ -92,7 +92,7 @@ fi
 if want ch03; then
 echo "[figures] ch03: the no-branch mutant under the paused-thief test and under loom"
 f=$(cargo grade ch03 --mutant no_last_slot_branch)
-cmd="f=\$(cargo grade ch03 --mutant no_last_slot_branch); GRADE_EXERCISE_FILE=\$f cargo test -p ch03-last-slot --features exercise --test take -- exercise::the_owner_never --exact"
+cmd="f=\$(cargo grade ch03 --mutant no_last_slot_branch); GRADE_EXERCISE_FILE=\$f cargo test -p ch03-last-slot --features exercise --test take -- exercise::the_owner_never_waits_for_a_paused_thief_on_the_last_task --exact"
 { label "the paused-thief test on the mutant no_last_slot_branch" "$cmd"
   GRADE_EXERCISE_FILE=$f cargo test -q -p ch03-last-slot --features exercise --test take -- exercise::the_owner_never_waits_for_a_paused_thief_on_the_last_task --exact 2>&1 |
     grep -v '^\s*[0-9]*: \|^\s*at \|^note: \|^$\|^stack backtrace\|^warning\|^ *[0-9]* *|\|^ *-->\|^ *= ' || true

@@ -12,6 +12,7 @@
 //! lines for `scripts/lab.py`: `qrow <queue> <op> <k> <median ns> <min ns> <max ns>`.
 //!
 //! `cargo run --release -p probes --bin queue-ops [-- --runs 5 --tasks 200000 --thieves 1,2,4]`
+//! (`--ours-only` skips crossbeam: for profiling our queue alone; its columns print NaN).
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -56,12 +57,15 @@ struct Opts {
     tasks: usize,
     thieves: Vec<usize>,
     rows: bool,
+    /// `--ours-only`: skip crossbeam (for a profile of our queue alone).
+    ours_only: bool,
 }
 
 fn main() {
     let o = parse().unwrap_or_else(|e| {
         eprintln!(
-            "queue-ops: {e}\nusage: queue-ops [--runs N] [--tasks N] [--thieves 1,2,4] [--rows]"
+            "queue-ops: {e}\nusage: queue-ops [--runs N] [--tasks N] [--thieves 1,2,4] [--rows] \
+             [--ours-only]"
         );
         std::process::exit(2);
     });
@@ -113,7 +117,7 @@ fn measure(o: &Opts, op: &str, k: usize, ours: impl Fn(usize) -> f64, peer: impl
     let (mut a, mut b) = (Vec::new(), Vec::new());
     for _ in 0..o.runs {
         a.push(ours(k));
-        b.push(peer(k));
+        b.push(if o.ours_only { f64::NAN } else { peer(k) });
     }
     let (am, alo, ahi) = probes::median_min_max(&mut a);
     let (bm, blo, bhi) = probes::median_min_max(&mut b);
@@ -130,10 +134,12 @@ fn measure(o: &Opts, op: &str, k: usize, ours: impl Fn(usize) -> f64, peer: impl
 }
 
 fn parse() -> Result<Opts, String> {
-    let mut o = Opts { runs: 5, tasks: 200_000, thieves: vec![1, 2, 4], rows: false };
-    for (flag, v) in probes::flags(&["--rows"])? {
+    let mut o =
+        Opts { runs: 5, tasks: 200_000, thieves: vec![1, 2, 4], rows: false, ours_only: false };
+    for (flag, v) in probes::flags(&["--rows", "--ours-only"])? {
         match flag.as_str() {
             "--rows" => o.rows = true,
+            "--ours-only" => o.ours_only = true,
             "--runs" => o.runs = probes::number::<usize>(&flag, &v)?.max(1),
             "--tasks" => o.tasks = probes::number::<usize>(&flag, &v)?.max(1),
             "--thieves" => o.thieves = probes::counts(&flag, &v)?,
