@@ -5,6 +5,7 @@
 #   scripts/setup.sh          install what is missing
 #   scripts/setup.sh serve    install what is missing, then `mdbook serve` on 127.0.0.1:3000
 #
+# Also Debian's chromium (apt-get) and playwright-core (npm) for the book's browser test.
 # A cold install took 9 min 34 s on a fresh 2-core machine (2026-12-03); evcxr_jupyter is most of it.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -68,6 +69,28 @@ else
   say "python venv: installing ${PY_PKGS[*]} into $VENV (under a minute)"
   [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
   "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "${PY_PKGS[@]}"
+fi
+
+# The book's browser test (scripts/browser/check_book.mjs) drives Debian's chromium with
+# playwright-core, pinned in scripts/browser/package.json and package-lock.json.
+if [ -x /usr/bin/chromium ]; then
+  say "chromium: present, skipped"
+else
+  say "chromium: installing Debian's package with apt-get (a minute or two)"
+  apt_chromium() { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; }
+  # Only when the package lists are too old (or missing) to find it, refresh them and retry.
+  apt_chromium 2>/dev/null || { apt-get update -qq && apt_chromium; } ||
+    { echo "[setup] chromium could not be installed: run apt-get install chromium as root" >&2; exit 1; }
+fi
+{ command -v node && command -v npm; } >/dev/null || { echo "[setup] node and npm not found: install Node.js 20 or later" >&2; exit 1; }
+browser="$root/scripts/browser"
+playwright=$(node -p "require(process.argv[1]).dependencies['playwright-core']" "$browser/package.json")
+installed=$(node -p "require(process.argv[1]).version" "$browser/node_modules/playwright-core/package.json" 2>/dev/null || true)
+if [ "$installed" = "$playwright" ]; then
+  say "playwright-core $playwright: present, skipped"
+else
+  say "playwright-core $playwright: installing with npm ci into scripts/browser/node_modules (seconds)"
+  (cd "$browser" && npm ci --silent --no-audit --no-fund)
 fi
 
 say "all tools present"

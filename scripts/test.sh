@@ -76,6 +76,105 @@ book_build() {
   [ $status -eq 0 ] && ! grep -q 'ERROR' <<<"$out"
 }
 
+# The diagrams' check must be able to fail: in a scratch tree, never this one, a changed SVG
+# and a missing one must each fail `diagrams.py --check`, which must name both.
+diagram_check_fails() {
+  local tmp out ok=0
+  tmp=$(mktemp -d)
+  python3 scripts/diagrams.py --dir "$tmp" >/dev/null &&
+    python3 scripts/diagrams.py --check --dir "$tmp" >/dev/null || { echo "fresh diagrams failed the check"; ok=1; }
+  printf ' ' >>"$tmp/chapters/ch05-phase/figures/phase-bits.svg"
+  rm -f "$tmp/chapters/ch07-pool/figures/queues-array.svg"
+  out=$(python3 scripts/diagrams.py --check --dir "$tmp" 2>&1) && { echo "a changed and a missing diagram passed"; ok=1; }
+  grep -q "phase-bits.svg is stale" <<<"$out" || { echo "the changed diagram was not named:"; echo "$out"; ok=1; }
+  grep -q "queues-array.svg is missing" <<<"$out" || { echo "the missing diagram was not named:"; echo "$out"; ok=1; }
+  rm -rf "$tmp"
+  [ $ok = 0 ] && echo "diagrams.py --check names a changed and a missing diagram, and fails"
+}
+
+# The chapter-diff check must be able to fail: in a copy of chapters/, never this tree, the
+# figures are regenerated and must pass; then one more line of code in chapter 3's lib.rs must
+# fail `chapter_diff.py --check`, which must name chapter 3's changes.diff as stale.
+chapter_diff_check_fails() {
+  local tmp out ok=0
+  tmp=$(mktemp -d)
+  cp -r chapters "$tmp/"
+  python3 scripts/chapter_diff.py --dir "$tmp" >/dev/null &&
+    python3 scripts/chapter_diff.py --check --dir "$tmp" >/dev/null || { echo "fresh chapter diffs failed the check"; ok=1; }
+  echo 'pub fn added_after_the_figure() {}' >>"$tmp/chapters/ch03-last-slot/src/lib.rs"
+  out=$(python3 scripts/chapter_diff.py --check --dir "$tmp" 2>&1) && { echo "a changed crate passed the check"; ok=1; }
+  grep -q "stale: chapters/ch03-last-slot/figures/changes.diff" <<<"$out" || { echo "the stale figure was not named:"; echo "$out"; ok=1; }
+  rm -rf "$tmp"
+  [ $ok = 0 ] && echo "chapter_diff.py --check names the figure a changed crate made stale, and fails"
+}
+
+# Serves <html-dir> on 127.0.0.1 on a free port (python3's http.server) and runs the browser
+# check (scripts/browser/check_book.mjs) on it with the options given. The server is stopped when
+# the check ends, pass or fail, and by the EXIT trap if test.sh is interrupted meanwhile.
+check_in_browser() {
+  local dir=$1 port pid status
+  shift
+  port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  python3 -m http.server "$port" --bind 127.0.0.1 --directory "$dir" >/dev/null 2>&1 &
+  pid=$!
+  # shellcheck disable=SC2064 # the pid is meant to be expanded now
+  trap "kill $pid 2>/dev/null" EXIT
+  for _ in $(seq 50); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+    sleep 0.1
+  done
+  node scripts/browser/check_book.mjs "http://127.0.0.1:$port/" "$dir" "$@"
+  status=$?
+  kill "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null
+  trap - EXIT
+  return $status
+}
+
+# Every page of the built book in headless Chromium: title, heading and code shown, no console
+# error, no failed request, no broken image; the search finds tryLockPhase on chapter 5's page.
+# Screenshots of the introduction and chapter 5 go to target/browser/ for review.
+book_browser() {
+  [ -f target/book/html/index.html ] || { echo "target/book/html/index.html missing: the book did not build"; return 1; }
+  check_in_browser target/book/html
+}
+
+# The browser check must be able to fail. On the fixture site (scripts/fixtures/browser-bad/, one
+# problem of each kind, and one good page with an SVG figure that must pass) it must exit non-zero
+# and name every problem; and on the real book a search whose results miss the expected page must
+# fail (tryLockPhase is not on chapter 1's page).
+book_browser_fails() {
+  local fixture=scripts/fixtures/browser-bad out ok=0 expect shots
+  shots=$(mktemp -d)
+  out=$(check_in_browser "$fixture/html" --src "$fixture/src" --no-search \
+    --screenshots good.html,no-such-page.html --out "$shots" 2>&1) && { echo "the broken fixture site passed"; ok=1; }
+  rm -rf "$shots"
+  for expect in \
+    'ok    good.html' \
+    'HTTP 404: /figures/missing.svg' \
+    'broken image: figures/missing.svg' \
+    'broken image: data:image/png' \
+    'console error: fixture: a console error' \
+    'uncaught exception: fixture: an uncaught exception' \
+    'request failed: /good.html (net::ERR_ABORTED)' \
+    'the <h1> heading shows no text' \
+    'FAIL  no-heading.html' \
+    'the document has no title' \
+    'no <h1> heading' \
+    'shows 1 code blocks, its markdown source has 2' \
+    '1 code block(s) are empty' \
+    'screenshot of no-such-page.html: no such page' \
+    'check_book: FAILED'; do
+    grep -q -F -- "$expect" <<<"$out" || { echo "not reported: $expect"; ok=1; }
+  done
+  [ $ok = 0 ] || { echo "$out"; return 1; }
+  [ -f target/book/html/index.html ] || { echo "target/book/html/index.html missing: the book did not build"; return 1; }
+  out=$(check_in_browser target/book/html --search-only --search tryLockPhase=ch01-ring/index.html 2>&1) \
+    && { echo "a search that misses the expected page passed:"; echo "$out"; return 1; }
+  grep -q 'no result for "tryLockPhase" links to ch01-ring/index.html' <<<"$out" || { echo "$out"; return 1; }
+  echo "the browser check rejects each broken page of the fixture, passes its good page, and rejects a search that misses its page"
+}
+
 # The same probes on the real JDK 25, where one is installed; without one the runner says so
 # and the step passes (a missing JDK is not a failure of this project).
 jdk_probes() {
@@ -115,7 +214,13 @@ step "loom models" loom_models
 step "the loom step fails when no model runs" loom_guard_fails
 step "cargo grade --check (solutions pass, stubs and mutants fail)" cargo grade --check
 step "JDK 25 probes (skipped without a JDK 25)" jdk_probes
+step "book: diagrams match scripts/diagrams.py" python3 scripts/diagrams.py --check
+step "the diagram check fails on a changed or missing SVG" diagram_check_fails
+step "book: chapter diffs match the crates" python3 scripts/chapter_diff.py --check
+step "the chapter-diff check fails when a crate changes" chapter_diff_check_fails
 step "book: mdbook build + link check" book_build
+step "book: every page in headless Chromium" book_browser
+step "browser check fails on a broken page" book_browser_fails
 step "book: mdbook test (snippets)" book_snippets
 step "notebook runner fails on a panic and on a compile error" notebook_runner_fails
 step "notebooks (headless, evcxr)" notebooks
