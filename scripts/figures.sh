@@ -3,7 +3,7 @@
 # the files it writes name the machine, the date and the command.
 #
 #   scripts/figures.sh          all figures
-#   scripts/figures.sh ch04     one chapter's figures (several may be named)
+#   scripts/figures.sh ch04     one chapter's figures (several may be named; also: contention, lab)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -167,9 +167,9 @@ fi
 
 if want ch07; then
 echo "[figures] ch07: the 64 x 256 steal experiment, ours and rayon, and on the real JDK 25"
-cmd="cargo run --release -p probes --bin forkjoin-steals -- --runs 5"
+cmd="cargo run --release -p probes --bin forkjoin-steals -- --runs 5 --leaf-us 15"
 { label "forkjoin-steals: ours and rayon, same machine, same run" "$cmd"; $cmd; } > chapters/ch07-pool/figures/forkjoin-steals.txt
-cmd="probes/jdk/run.sh StealExperiment 5"
+cmd="probes/jdk/run.sh StealExperiment 5 15us"
 { label "StealExperiment on the real JDK 25 ForkJoinPool" "$cmd"; $cmd; } > chapters/ch07-pool/figures/jdk-steal-experiment.txt
 echo "[figures] ch07: fib(30) without cutoff and 64 x 256, beside rayon"
 rm -rf "$home"
@@ -192,4 +192,28 @@ for s in staggered barrier; do
   cmd="probes/jdk/run.sh ContentionReplica $s 5"
   { label "the replica on the real JDK 25, start $s" "$cmd"; $cmd; } > chapters/contention/figures-jdk-$s.txt
 done
+fi
+
+if want lab; then
+echo "[figures] lab: the one-command table (scripts/lab.py) and the profiles that explain it"
+python3 scripts/lab.py > target/lab/stdout.md
+cp target/lab/table.md chapters/contention/lab-table.md
+# Where the time goes, by function (perf's self time; needs linux-perf, skipped without it).
+profile() { # figure, what, command...
+  local fig=$1 what=$2
+  shift 2
+  { label "$what: perf's self time by function, entries above 1.5%" "perf record -g -o target/lab/perf.data $*; perf report --no-children --sort symbol -g none --stdio --percent-limit 1.5"
+    perf record -q -g -o target/lab/perf.data "$@" >/dev/null 2>&1
+    perf report -i target/lab/perf.data --no-children --sort symbol -g none --stdio --percent-limit 1.5 2>/dev/null | grep '%' | sed 's/ *- *- *$//'
+  } > "$fig"
+}
+if command -v perf >/dev/null && perf stat -e task-clock true >/dev/null 2>&1; then
+  cargo build -q --release -p probes --bin forkjoin-steals --bin queue-ops
+  profile chapters/contention/profile-fib.txt "fib(30), our pool, 2 workers" \
+    target/release/forkjoin-steals --runs 5 --leaf 1 --par 2 --fib 30 --ours-only
+  profile chapters/contention/profile-queue.txt "our queue alone: push+pop, push+steal, 1 owner + 1 thief" \
+    target/release/queue-ops --runs 20 --ours-only --thieves 1
+else
+  echo "[figures] lab: perf not available here, the profiles are left as they are"
+fi
 fi

@@ -15,6 +15,7 @@
 //! `row <system> <workload> <par> <median ms> <min ms> <max ms> <steals or ->`.
 //!
 //! `cargo run --release -p probes --bin forkjoin-steals [-- --runs 5 --leaf 20000 --par 1,2,4,8,16 --fib 30]`
+//! (`--ours-only` skips rayon: for profiling our pool alone).
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -150,13 +151,15 @@ struct Opts {
     pars: Vec<usize>,
     fib: u64,
     rows: bool,
+    /// `--ours-only`: skip rayon (for a profile of our pool alone).
+    ours_only: bool,
 }
 
 fn main() {
     let o = parse().unwrap_or_else(|e| {
         eprintln!(
             "forkjoin-steals: {e}\nusage: forkjoin-steals [--runs N] [--leaf N | --leaf-us U] \
-             [--par 1,2,4] [--fib N] [--rows]"
+             [--par 1,2,4] [--fib N] [--rows] [--ours-only]"
         );
         std::process::exit(2);
     });
@@ -191,7 +194,7 @@ fn main() {
     println!(
         "# rayon (a scope of 64 roots, each a scope spawning 256 leaves): no steal count exposed"
     );
-    for &par in &o.pars {
+    for &par in o.pars.iter().filter(|_| !o.ours_only) {
         let mut ms: Vec<f64> = (0..o.runs).map(|_| rayon_roots(par, n)).collect();
         report(&o, "rayon", "64x256", par, &mut ms, &mut []);
     }
@@ -211,7 +214,7 @@ fn main() {
             }
             report(&o, "ours", &workload, par, &mut ms, &mut steals);
         }
-        for &par in &o.pars {
+        for &par in o.pars.iter().filter(|_| !o.ours_only) {
             let mut ms: Vec<f64> = (0..o.runs).map(|_| rayon_fib(par, o.fib, want)).collect();
             report(&o, "rayon", &workload, par, &mut ms, &mut []);
         }
@@ -226,10 +229,12 @@ fn parse() -> Result<Opts, String> {
         pars: vec![1, 2, 4, 8, 16],
         fib: 0,
         rows: false,
+        ours_only: false,
     };
-    for (flag, v) in probes::flags(&["--rows"])? {
+    for (flag, v) in probes::flags(&["--rows", "--ours-only"])? {
         match flag.as_str() {
             "--rows" => o.rows = true,
+            "--ours-only" => o.ours_only = true,
             "--runs" => o.runs = probes::number::<usize>(&flag, &v)?.max(1),
             "--leaf" => o.leaf = Some(probes::number(&flag, &v)?),
             "--leaf-us" => {
