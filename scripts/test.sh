@@ -214,6 +214,7 @@ step "loom models" loom_models
 step "the loom step fails when no model runs" loom_guard_fails
 step "cargo grade --check (solutions pass, stubs and mutants fail)" cargo grade --check
 step "JDK 25 probes (skipped without a JDK 25)" jdk_probes
+step "contention lab, smoke run (scripts/lab.py --quick)" python3 scripts/lab.py --quick --out target/lab/quick.md
 step "book: diagrams match scripts/diagrams.py" python3 scripts/diagrams.py --check
 step "the diagram check fails on a changed or missing SVG" diagram_check_fails
 step "book: chapter diffs match the crates" python3 scripts/chapter_diff.py --check
