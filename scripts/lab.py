@@ -5,10 +5,11 @@ and our queue beside crossbeam-deque, measured in one run on this machine, writt
     python3 scripts/lab.py            # 5 runs per row, parallelism 1,2,4,8,16, fib(30)
     python3 scripts/lab.py --quick    # a smoke run: 1 run, parallelism 1,2, fib(20), few tasks
 
-It runs three probes and reads the tab-separated rows each prints with --rows:
+It runs four probes (the first three print tab-separated rows with --rows):
   probes/src/bin/forkjoin-steals.rs   64 roots x 256 leaves and fib(N), ours and rayon
   probes/jdk/StealExperiment.java     the same on the JDK 25 (skipped, with a note, without one)
   probes/src/bin/queue-ops.rs         push+pop, push+steal, 1 owner + k thieves, ours and crossbeam
+  probes/src/bin/atomic-costs.rs      what one load, swap, CAS, fence, allocation costs here
 The leaf is calibrated on each side to the same cost (--leaf-us), and both measured costs are
 printed in the table's header. Every ratio is ours / peer from the same run: below 1.0 we are
 faster. The table goes to stdout and to target/lab/table.md.
@@ -62,7 +63,8 @@ def main():
     tasks = "20000" if a.quick else "200000"
     thieves = "1,2" if a.quick else "1,2,4"
 
-    build = ["cargo", "build", "-q", "--release", "-p", "probes", "--bin", "forkjoin-steals", "--bin", "queue-ops"]
+    build = ["cargo", "build", "-q", "--release", "-p", "probes", "--bin", "forkjoin-steals", "--bin", "queue-ops",
+             "--bin", "atomic-costs"]
     run(build)
     bin_dir = os.path.join(ROOT, "target", "release")
     fj = run([os.path.join(bin_dir, "forkjoin-steals"), "--runs", str(runs), "--leaf-us", str(a.leaf_us),
@@ -71,6 +73,7 @@ def main():
                f"{a.leaf_us:g}us", fib, pars, "rows"])
     q = run([os.path.join(bin_dir, "queue-ops"), "--runs", str(runs), "--tasks", tasks,
              "--thieves", thieves, "--rows"])
+    floor = run([os.path.join(bin_dir, "atomic-costs"), "--runs", str(runs)])
     if "check: every task taken exactly once: yes" not in q:
         sys.exit("lab: queue-ops did not confirm that every task was taken once:\n" + q)
 
@@ -122,6 +125,12 @@ def main():
         target = verdict(r) if op in ("push+pop", "push+steal") else "(reported)"
         label = f"1 owner + {k} thie{'f' if k == 1 else 'ves'}" if k else op
         w(f"| {label} | {fmt(o)} | {fmt(c)} | {r} | {target} |")
+    w("")
+    w("## The floor: single operations on this machine (probes/src/bin/atomic-costs.rs)")
+    w("")
+    w("```text")
+    out.extend(line for line in floor.splitlines() if line.strip())
+    w("```")
     w("")
     w("## Targets (issue 7: ours no slower than the peer, ratio <= 1.0)")
     w("")

@@ -81,9 +81,10 @@ public class ContentionReplica {
         boolean barrier = args.length == 0 || !args[0].equals("staggered");
         int runs = args.length > 1 ? Integer.parseInt(args[1]) : 3;
         int tasks = args.length > 2 ? Integer.parseInt(args[2]) : 200_000;
-        System.out.printf("# ContentionReplica (JDK 25): model=index (the article's replica) start=%s tasks=%d runs=%d cores=%d%n",
+        String load = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).split(" ")[0];
+        System.out.printf("# ContentionReplica (JDK 25): model=index (the article's replica) start=%s tasks=%d runs=%d cores=%d load average %s%n",
                           barrier ? "barrier" : "staggered (as the article's program)", tasks, runs,
-                          Runtime.getRuntime().availableProcessors());
+                          Runtime.getRuntime().availableProcessors(), load);
         for (int n : new int[] {1, 2, 4, 8, 16}) {
             double[] rates = new double[runs];
             Counts last = null;

@@ -132,8 +132,11 @@ public class StealExperiment {
             bound = Long.parseLong(leafArg);
         }
         double leafUs = leafCostUs();
-        System.out.printf("# StealExperiment (JDK 25 ForkJoinPool): 64 roots x 256 leaves, leaf=%d iterations (%.2f us each), %d run(s) per row after a warm-up, %d cores%n",
-                          bound, leafUs, runs, Runtime.getRuntime().availableProcessors());
+        String load;
+        try { load = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).split(" ")[0]; }
+        catch (java.io.IOException e) { load = "?"; }
+        System.out.printf("# StealExperiment (JDK 25 ForkJoinPool): 64 roots x 256 leaves, leaf=%d iterations (%.2f us each), %d run(s) per row after a warm-up, %d cores, load average %s%n",
+                          bound, leafUs, runs, Runtime.getRuntime().availableProcessors(), load);
         if (tsv) System.out.printf("leaf\tjava\t%d\t%.3f%n", bound, leafUs);
         rows("64x256", "forked=16384", pars, runs, tsv, StealExperiment::roots);
         if (fibN > 0) {

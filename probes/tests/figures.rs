@@ -109,6 +109,15 @@ fn queue_ops_smoke_run() {
     assert!(text.contains("check: every task taken exactly once: yes"), "{text}");
 }
 
+/// The cost of single atomic operations: every measure prints a line.
+#[test]
+fn atomic_costs_smoke_run() {
+    let text = run_ok(env!("CARGO_BIN_EXE_atomic-costs"), &["--runs", "1"]);
+    for name in ["load Acquire", "swap SeqCst", "CAS SeqCst", "store + fence", "CAS ping-pong"] {
+        assert!(text.lines().any(|l| l.starts_with(name) && l.contains(" ns ")), "{name}: {text}");
+    }
+}
+
 /// The CAS-contention replica at a tiny size, in both models and both start modes: it checks
 /// that every task is taken once and that the attempts add up, and exits 1 otherwise.
 #[test]

@@ -1,0 +1,112 @@
+//! What the atomic operations the chapters use cost on this machine: the floor under every
+//! protocol in the book. Each figure is nanoseconds per operation, the median of `--runs` runs
+//! (min-max beside it):
+//!
+//! - `load` / `store`: a plain atomic load or Release store (the owner's `top`, say);
+//! - `swap SeqCst`, `CAS SeqCst`: one uncontended read-modify-write (the slot swap of push and
+//!   pop, the thief's slot CAS) on a line this core owns;
+//! - `store + fence`: a Relaxed store then a SeqCst fence (the parking handshake's announce,
+//!   `Sleep::signal`); subtract `store` for the fence alone;
+//! - `CAS ping-pong`: two threads pass a counter back and forth by CAS, so every CAS finds the
+//!   line in the other core's cache: the cost of a contended `base` or slot, one way;
+//! - `Box new+drop`: one allocation and its free, as our queue pays per task.
+//!
+//! `cargo run --release -p probes --bin atomic-costs [-- --runs 5]`
+
+use std::hint::black_box;
+use std::sync::Arc;
+use std::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
+use std::sync::atomic::{AtomicU64, fence};
+use std::time::Instant;
+
+const OPS: u64 = 2_000_000;
+
+/// One measurement: nanoseconds per operation.
+type Measure<'a> = Box<dyn Fn() -> f64 + 'a>;
+
+/// Nanoseconds per call of `op`, over OPS calls.
+fn per_op(mut op: impl FnMut(u64)) -> f64 {
+    let t0 = Instant::now();
+    for i in 0..OPS {
+        op(i);
+    }
+    t0.elapsed().as_nanos() as f64 / OPS as f64
+}
+
+/// One way of a CAS ping-pong between two threads: each waits for the counter to reach its
+/// turn and CASes it one further, `rounds` times each.
+fn ping_pong(rounds: u64) -> f64 {
+    let counter = Arc::new(AtomicU64::new(0));
+    let other = {
+        let counter = counter.clone();
+        std::thread::spawn(move || {
+            for r in 0..rounds {
+                // SeqCst CAS: the operation under test; the loads spin until it is our turn.
+                while counter.compare_exchange(2 * r + 1, 2 * r + 2, SeqCst, Relaxed).is_err() {
+                    std::hint::spin_loop();
+                }
+            }
+        })
+    };
+    let t0 = Instant::now();
+    for r in 0..rounds {
+        while counter.compare_exchange(2 * r, 2 * r + 1, SeqCst, Relaxed).is_err() {
+            std::hint::spin_loop();
+        }
+    }
+    other.join().expect("the other thread");
+    t0.elapsed().as_nanos() as f64 / (2 * rounds) as f64
+}
+
+fn main() {
+    let runs = match probes::flags(&[]).and_then(|flags| {
+        let mut runs = 5;
+        for (flag, v) in flags {
+            match flag.as_str() {
+                "--runs" => runs = probes::number::<usize>(&flag, &v)?.max(1),
+                _ => return Err(format!("unknown flag {flag}")),
+            }
+        }
+        Ok(runs)
+    }) {
+        Ok(runs) => runs,
+        Err(e) => {
+            eprintln!("atomic-costs: {e}\nusage: atomic-costs [--runs N]");
+            std::process::exit(2);
+        }
+    };
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    println!(
+        "# atomic-costs: ns per operation, median of {runs} run(s) of {OPS} ops (min-max), {cores} \
+         cores, load average {}",
+        load.split_whitespace().next().unwrap_or("?")
+    );
+    let a = AtomicU64::new(0);
+    let measures: Vec<(&str, Measure)> = vec![
+        ("load Acquire", Box::new(|| per_op(|_| _ = black_box(a.load(Acquire))))),
+        ("store Release", Box::new(|| per_op(|i| a.store(i, Release)))),
+        ("swap SeqCst", Box::new(|| per_op(|i| _ = black_box(a.swap(i, SeqCst))))),
+        (
+            "CAS SeqCst",
+            Box::new(|| per_op(|i| _ = black_box(a.compare_exchange(i, i + 1, SeqCst, Relaxed)))),
+        ),
+        // A fence alone may be folded away: store, then fence, as the parking handshake does.
+        (
+            "store + fence",
+            Box::new(|| {
+                per_op(|i| {
+                    a.store(i, Relaxed);
+                    fence(SeqCst);
+                })
+            }),
+        ),
+        ("Box new+drop", Box::new(|| per_op(|i| drop(black_box(Box::new(i)))))),
+        ("CAS ping-pong", Box::new(|| ping_pong(OPS / 10))),
+    ];
+    for (name, measure) in &measures {
+        let mut v: Vec<f64> = (0..runs).map(|_| measure()).collect();
+        let (m, lo, hi) = probes::median_min_max(&mut v);
+        println!("{name:<14} {m:7.2} ns   ({lo:.2}-{hi:.2})");
+    }
+}
