@@ -12,6 +12,9 @@ pub struct Chapter {
     pub solution: &'static str,
     /// Whether the chapter has loom models in `tests/loom.rs`.
     pub loom: bool,
+    /// The page's section that says what each ordering buys, named when a loom model fails;
+    /// empty for a chapter without loom models.
+    pub orderings: &'static str,
     /// Largest allowed ratio of the exercise's time to the reference's in the
     /// benchmark gate (`benches/gate.rs`), or `None` for a chapter without a gate.
     pub gate_ratio: Option<f64>,
@@ -47,6 +50,7 @@ pub const CHAPTERS: &[Chapter] = &[
         title: "Chapter 1: a single-owner ring",
         solution: "solutions/ch01-ring/ops.rs",
         loom: false,
+        orderings: "",
         gate_ratio: Some(2.0),
     },
     Chapter {
@@ -55,6 +59,7 @@ pub const CHAPTERS: &[Chapter] = &[
         title: "Chapter 2: the thief's poll()",
         solution: "solutions/ch02-poll/poll.rs",
         loom: true,
+        orderings: "What each ordering buys",
         gate_ratio: Some(2.0),
     },
     Chapter {
@@ -63,6 +68,7 @@ pub const CHAPTERS: &[Chapter] = &[
         title: "Chapter 3: the last slot",
         solution: "solutions/ch03-last-slot/take.rs",
         loom: true,
+        orderings: "Orderings",
         gate_ratio: Some(2.0),
     },
     Chapter {
@@ -71,6 +77,7 @@ pub const CHAPTERS: &[Chapter] = &[
         title: "Chapter 4: growing under thieves",
         solution: "solutions/ch04-grow/grow.rs",
         loom: true,
+        orderings: "Orderings",
         gate_ratio: Some(2.0),
     },
     Chapter {
@@ -79,6 +86,7 @@ pub const CHAPTERS: &[Chapter] = &[
         title: "Chapter 5: the phase word",
         solution: "solutions/ch05-phase/lock.rs",
         loom: true,
+        orderings: "Orderings",
         gate_ratio: Some(2.0),
     },
     Chapter {
@@ -87,6 +95,7 @@ pub const CHAPTERS: &[Chapter] = &[
         title: "Chapter 6: counting steals",
         solution: "solutions/ch06-nsteals/steals.rs",
         loom: false,
+        orderings: "",
         gate_ratio: Some(2.0),
     },
     Chapter {
@@ -95,6 +104,7 @@ pub const CHAPTERS: &[Chapter] = &[
         title: "Chapter 7: the pool",
         solution: "solutions/ch07-pool/idle.rs",
         loom: true,
+        orderings: "Going idle without losing a wake-up",
         gate_ratio: Some(2.0),
     },
 ];
@@ -119,6 +129,19 @@ mod tests {
         assert_eq!(find("2").map(|c| c.name), Some("ch02-poll"));
         for name in ["ch9", "ring", "", "0"] {
             assert!(find(name).is_none(), "{name:?}");
+        }
+    }
+
+    /// A failed loom model sends the reader to a section of the page: it must exist.
+    #[test]
+    fn each_loom_chapter_names_a_section_of_its_page() {
+        for c in CHAPTERS {
+            assert_eq!(c.loom, !c.orderings.is_empty(), "{}: loom models <=> a section", c.id);
+            if c.loom {
+                let page = std::fs::read_to_string(format!("../{}", c.page())).unwrap();
+                let heading = format!("\n## {}\n", c.orderings);
+                assert!(page.contains(&heading), "{}: no {heading:?} in {}", c.id, c.page());
+            }
         }
     }
 }

@@ -59,13 +59,13 @@ fn main() -> ExitCode {
             Some(c) => chosen.push(c),
             None => {
                 eprintln!("grade: no chapter called {name:?}. The chapters are:");
-                list();
+                eprint!("{}", list());
                 return ExitCode::from(2);
             }
         }
     }
     if flag("--list") {
-        list();
+        print!("{}", list());
         return ExitCode::SUCCESS;
     }
     let mut state = State::load(&root);
@@ -120,10 +120,9 @@ fn usage() -> &'static str {
      CHAPTER is ch01, ch01-ring or 1."
 }
 
-fn list() {
-    for c in CHAPTERS {
-        eprintln!("  {:<5} {:<16} {}", c.id, c.name, c.title);
-    }
+/// The chapters, one per line.
+fn list() -> String {
+    CHAPTERS.iter().map(|c| format!("  {:<5} {:<16} {}\n", c.id, c.name, c.title)).collect()
 }
 
 /// The workspace root: where `Cargo.lock` sits above this crate.
@@ -237,7 +236,10 @@ fn look_at(chapter: &Chapter, check: Check) -> String {
             chapter.page()
         ),
         Check::Loom => {
-            format!("chapters/{}/tests/loom.rs and the page's orderings table", chapter.name)
+            format!(
+                "chapters/{}/tests/loom.rs and the page's section \"{}\"",
+                chapter.name, chapter.orderings
+            )
         }
         Check::Clippy => format!("cargo clippy -p {} --features exercise", chapter.name),
         Check::Bench => format!(

@@ -1,8 +1,9 @@
 // Chapter 4 exercise: grow the array while thieves poll, and keep the old one alive.
 //
 // Write `grow` so that `cargo grade ch04` passes: the tests (including a million tasks with
-// thieves polling through every growth), the loom model (capacity 2 growing to 4 with a thief
-// polling during the move), clippy and the benchmark gate. The page
+// thieves polling through every growth), the loom models (capacity 2 growing to 4 with a
+// thief polling during the move), clippy (a `// SAFETY:` comment above every `unsafe` block)
+// and the benchmark gate. The page
 // (chapters/ch04-grow/README.md, "Exercise") walks through the JDK's growArray;
 // `cargo grade ch04 --hint` gives hints. Compiled only by `cargo grade ch04`.
 
