@@ -6,4 +6,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 [ -x "$root/.venv/bin/jupyter-notebook" ] || { echo "Jupyter is not installed yet: run scripts/setup.sh first" >&2; exit 1; }
 export EVCXR_TMPDIR="${EVCXR_TMPDIR:-$root/target/evcxr}"
 mkdir -p "$EVCXR_TMPDIR"
-exec "$root/.venv/bin/jupyter-notebook" --ip 127.0.0.1 --port 8888 --no-browser --notebook-dir "$root/notebooks"
+# Jupyter refuses to start as root unless told; a container or a fresh VM often is root.
+as_root=()
+[ "$(id -u)" = 0 ] && as_root=(--allow-root)
+exec "$root/.venv/bin/jupyter-notebook" --ip 127.0.0.1 --port 8888 --no-browser "${as_root[@]}" \
+  --notebook-dir "$root/notebooks"
