@@ -56,3 +56,12 @@ pub fn counts(flag: &str, value: &str) -> Result<Vec<usize>, String> {
         false => Ok(list),
     }
 }
+
+/// The run whose `rate` is the median of `runs` (the upper one of the middle two for an even
+/// count), so that a probe prints one run's counts beside its own rate, never a mix of runs.
+pub fn median_run<T: Clone>(runs: &[(f64, T)]) -> T {
+    assert!(!runs.is_empty(), "at least one run");
+    let mut sorted: Vec<&(f64, T)> = runs.iter().collect();
+    sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
+    sorted[sorted.len() / 2].1.clone()
+}

@@ -191,17 +191,13 @@ fn main() {
         load.split_whitespace().next().unwrap_or("?")
     );
     for &n in &args.thieves {
-        let mut rates = Vec::new();
-        let mut last = Counts::default();
+        let mut runs = Vec::new();
         for _ in 0..args.runs {
             match run(&args, n) {
                 Ok(c) => {
-                    rates.push(if c.attempts == 0 {
-                        0.0
-                    } else {
-                        c.failures as f64 / c.attempts as f64
-                    });
-                    last = c;
+                    let rate =
+                        if c.attempts == 0 { 0.0 } else { c.failures as f64 / c.attempts as f64 };
+                    runs.push((rate, c));
                 }
                 Err(e) => {
                     eprintln!("cas-contention: thieves={n}: {e}");
@@ -209,13 +205,16 @@ fn main() {
                 }
             }
         }
+        // The counts printed are the median run's, so they agree with its fail/attempt.
+        let mid = probes::median_run(&runs);
+        let mut rates: Vec<f64> = runs.iter().map(|r| r.0).collect();
         let (median, note) = probes::median_and_range(&mut rates);
         print!(
             "thieves={n} attempts={} failures={} fail/attempt={median:.3}",
-            last.attempts, last.failures
+            mid.attempts, mid.failures
         );
         if args.barrier {
-            print!(" empty={}", last.empty);
+            print!(" empty={}", mid.empty);
         }
         println!("{note}");
     }

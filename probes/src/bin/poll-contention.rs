@@ -52,21 +52,19 @@ fn main() {
         load.split_whitespace().next().unwrap_or("?")
     );
     for &n in &args.thieves {
-        let mut rates = Vec::new();
-        let mut last = None;
+        let mut runs = Vec::new();
         for _ in 0..args.runs {
             match race(&ch02_poll::new::<usize>(1 << 16), args.tasks, n) {
-                Ok(race) => {
-                    rates.push(race.fail_rate());
-                    last = Some((race.stats, race.stolen));
-                }
+                Ok(race) => runs.push((race.fail_rate(), (race.stats, race.stolen))),
                 Err(e) => {
                     eprintln!("poll-contention: thieves={n}: {e}");
                     std::process::exit(1);
                 }
             }
         }
-        let (stats, got) = last.expect("at least one run");
+        // The counts printed are the median run's, so they agree with its fail/attempt.
+        let (stats, got) = probes::median_run(&runs);
+        let mut rates: Vec<f64> = runs.iter().map(|r| r.0).collect();
         let (median, note) = probes::median_and_range(&mut rates);
         println!(
             "thieves={n} attempts={} failures={} fail/attempt={median:.3} stolen={got} empty={} stalls={}{note}",
