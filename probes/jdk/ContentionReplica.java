@@ -77,6 +77,8 @@ public class ContentionReplica {
         return total;
     }
 
+    static double rate(Counts c) { return c.attempts == 0 ? 0 : (double) c.failures / c.attempts; }
+
     public static void main(String[] args) throws Exception {
         boolean barrier = args.length == 0 || !args[0].equals("staggered");
         int runs = args.length > 1 ? Integer.parseInt(args[1]) : 3;
@@ -86,16 +88,15 @@ public class ContentionReplica {
                           barrier ? "barrier" : "staggered (as the article's program)", tasks, runs,
                           Runtime.getRuntime().availableProcessors(), load);
         for (int n : new int[] {1, 2, 4, 8, 16}) {
-            double[] rates = new double[runs];
-            Counts last = null;
-            for (int r = 0; r < runs; r++) {
-                last = run(tasks, n, barrier);
-                rates[r] = last.attempts == 0 ? 0 : (double) last.failures / last.attempts;
-            }
-            Arrays.sort(rates);
+            Counts[] all = new Counts[runs];
+            for (int r = 0; r < runs; r++) all[r] = run(tasks, n, barrier);
+            // Sorted by fail/attempt: the printed counts are the median run's, so they agree
+            // with the rate printed beside them.
+            Arrays.sort(all, (x, y) -> Double.compare(rate(x), rate(y)));
+            Counts mid = all[runs / 2];
             System.out.printf("thieves=%d attempts=%d failures=%d fail/attempt=%.3f%s   (median of %d; min %.3f, max %.3f)%n",
-                              n, last.attempts, last.failures, rates[runs / 2],
-                              barrier ? " empty=" + last.empty : "", runs, rates[0], rates[runs - 1]);
+                              n, mid.attempts, mid.failures, rate(mid),
+                              barrier ? " empty=" + mid.empty : "", runs, rate(all[0]), rate(all[runs - 1]));
         }
         System.out.println("check: every task taken exactly once");
     }
