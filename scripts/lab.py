@@ -132,7 +132,7 @@ def main():
     out.extend(line for line in floor.splitlines() if line.strip())
     w("```")
     w("")
-    w("## Targets (issue 7: ours no slower than the peer, ratio <= 1.0)")
+    w("## Targets: ours no slower than the peer (ratio <= 1.0)")
     w("")
     for what, rr, rj in verdicts:
         w(f"- {what}: vs rayon {verdict(rr)}, vs JDK {verdict(rj)}")
