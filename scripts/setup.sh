@@ -72,25 +72,36 @@ else
 fi
 
 # The book's browser test (scripts/browser/check_book.mjs) drives Debian's chromium with
-# playwright-core, pinned in scripts/browser/package.json and package-lock.json.
-if [ -x /usr/bin/chromium ]; then
-  say "chromium: present, skipped"
-else
-  say "chromium: installing Debian's package with apt-get (a minute or two)"
-  apt_chromium() { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; }
-  # Only when the package lists are too old (or missing) to find it, refresh them and retry.
-  apt_chromium 2>/dev/null || { apt-get update -qq && apt_chromium; } ||
-    { echo "[setup] chromium could not be installed: run apt-get install chromium as root" >&2; exit 1; }
-fi
-{ command -v node && command -v npm; } >/dev/null || { echo "[setup] node and npm not found: install Node.js 20 or later" >&2; exit 1; }
-browser="$root/scripts/browser"
-playwright=$(node -p "require(process.argv[1]).dependencies['playwright-core']" "$browser/package.json")
-installed=$(node -p "require(process.argv[1]).version" "$browser/node_modules/playwright-core/package.json" 2>/dev/null || true)
-if [ "$installed" = "$playwright" ]; then
-  say "playwright-core $playwright: present, skipped"
-else
-  say "playwright-core $playwright: installing with npm ci into scripts/browser/node_modules (seconds)"
-  (cd "$browser" && npm ci --silent --no-audit --no-fund)
+# playwright-core, pinned in scripts/browser/package.json and package-lock.json. Only the test
+# command needs them: when serving the book, a machine without them (no root for apt-get, no
+# Node.js) still gets the book, with a warning.
+browser_tools() {
+  if [ -x /usr/bin/chromium ]; then
+    say "chromium: present, skipped"
+  else
+    say "chromium: installing Debian's package with apt-get (a minute or two)"
+    apt_chromium() { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; }
+    # Only when the package lists are too old (or missing) to find it, refresh them and retry.
+    apt_chromium 2>/dev/null || { apt-get update -qq && apt_chromium; } ||
+      { echo "[setup] chromium could not be installed: run apt-get install chromium as root" >&2; return 1; }
+  fi
+  { command -v node && command -v npm; } >/dev/null || { echo "[setup] node and npm not found: install Node.js 20 or later" >&2; return 1; }
+  local browser="$root/scripts/browser" playwright installed
+  playwright=$(node -p "require(process.argv[1]).dependencies['playwright-core']" "$browser/package.json")
+  installed=$(node -p "require(process.argv[1]).version" "$browser/node_modules/playwright-core/package.json" 2>/dev/null || true)
+  if [ "$installed" = "$playwright" ]; then
+    say "playwright-core $playwright: present, skipped"
+  else
+    say "playwright-core $playwright: installing with npm ci into scripts/browser/node_modules (seconds)"
+    (cd "$browser" && npm ci --silent --no-audit --no-fund)
+  fi
+}
+if ! browser_tools; then
+  if [ "${1:-}" = serve ]; then
+    say "WARNING: the browser test's tools are missing (above); the book is served anyway, but scripts/test.sh needs them"
+  else
+    exit 1
+  fi
 fi
 
 say "all tools present"
