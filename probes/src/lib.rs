@@ -65,3 +65,12 @@ pub fn median_run<T: Clone>(runs: &[(f64, T)]) -> T {
     sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
     sorted[sorted.len() / 2].1.clone()
 }
+
+/// `--help` or `-h` anywhere on the command line: prints `usage` and exits 0. Every probe calls
+/// this first, so asking for help is never mistaken for a flag missing its value.
+pub fn answer_help(usage: &str) {
+    if std::env::args().skip(1).any(|a| a == "--help" || a == "-h") {
+        println!("usage: {usage}");
+        std::process::exit(0);
+    }
+}

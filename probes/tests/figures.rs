@@ -118,6 +118,26 @@ fn atomic_costs_smoke_run() {
     }
 }
 
+/// Every probe answers `--help` with its usage and exit status 0 (it used to read `--help` as
+/// a flag missing its value).
+#[test]
+fn every_probe_answers_help() {
+    for bin in [
+        env!("CARGO_BIN_EXE_ring-trace"),
+        env!("CARGO_BIN_EXE_poll-contention"),
+        env!("CARGO_BIN_EXE_phase-probe"),
+        env!("CARGO_BIN_EXE_steal-lag"),
+        env!("CARGO_BIN_EXE_forkjoin-steals"),
+        env!("CARGO_BIN_EXE_cas-contention"),
+        env!("CARGO_BIN_EXE_queue-ops"),
+        env!("CARGO_BIN_EXE_atomic-costs"),
+    ] {
+        let out = Command::new(bin).arg("--help").output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success() && text.starts_with("usage: "), "{bin}: {text}");
+    }
+}
+
 /// The CAS-contention replica at a tiny size, in both models and both start modes: it checks
 /// that every task is taken once and that the attempts add up, and exits 1 otherwise.
 #[test]

@@ -58,7 +58,11 @@ fn ping_pong(rounds: u64) -> f64 {
     t0.elapsed().as_nanos() as f64 / (2 * rounds) as f64
 }
 
+/// The command line, for `--help` and for errors.
+const USAGE: &str = "atomic-costs [--runs N]";
+
 fn main() {
+    probes::answer_help(USAGE);
     let runs = match probes::flags(&[]).and_then(|flags| {
         let mut runs = 5;
         for (flag, v) in flags {
@@ -71,7 +75,7 @@ fn main() {
     }) {
         Ok(runs) => runs,
         Err(e) => {
-            eprintln!("atomic-costs: {e}\nusage: atomic-costs [--runs N]");
+            eprintln!("atomic-costs: {e}\nusage: {USAGE}");
             std::process::exit(2);
         }
     };

@@ -168,12 +168,13 @@ fn run(args: &Args, thieves: usize) -> Result<Counts, String> {
     Ok(total)
 }
 
+/// The command line, for `--help` and for errors.
+const USAGE: &str = "cas-contention [--model index|slot] [--start barrier|staggered] [--tasks N] [--thieves 1,2,4] [--runs R]";
+
 fn main() {
+    probes::answer_help(USAGE);
     let args = parse().unwrap_or_else(|e| {
-        eprintln!(
-            "cas-contention: {e}\nusage: cas-contention [--model index|slot] [--start barrier|staggered] \
-             [--tasks N] [--thieves 1,2,4] [--runs R]"
-        );
+        eprintln!("cas-contention: {e}\nusage: {USAGE}");
         std::process::exit(2);
     });
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());

@@ -155,12 +155,13 @@ struct Opts {
     ours_only: bool,
 }
 
+/// The command line, for `--help` and for errors.
+const USAGE: &str = "forkjoin-steals [--runs N] [--leaf N | --leaf-us U] [--par 1,2,4] [--fib N] [--rows] [--ours-only]";
+
 fn main() {
+    probes::answer_help(USAGE);
     let o = parse().unwrap_or_else(|e| {
-        eprintln!(
-            "forkjoin-steals: {e}\nusage: forkjoin-steals [--runs N] [--leaf N | --leaf-us U] \
-             [--par 1,2,4] [--fib N] [--rows] [--ours-only]"
-        );
+        eprintln!("forkjoin-steals: {e}\nusage: {USAGE}");
         std::process::exit(2);
     });
     let cores = std::thread::available_parallelism().map_or(1, |c| c.get());

@@ -16,11 +16,13 @@ use std::sync::atomic::Ordering;
 
 use ch05_phase::{IDLE, Queues, describe};
 
+/// The command line, for `--help` and for errors.
+const USAGE: &str = "phase-probe [--probe N]   (N a non-zero u32, 0x.. allowed)";
+
 fn main() {
+    probes::answer_help(USAGE);
     let probe = parse().unwrap_or_else(|e| {
-        eprintln!(
-            "phase-probe: {e}\nusage: phase-probe [--probe N]   (N a non-zero u32, 0x.. allowed)"
-        );
+        eprintln!("phase-probe: {e}\nusage: {USAGE}");
         std::process::exit(2);
     });
     // Worker queues tagged like the article's worker (version bits 0x3c6e...); ours are

@@ -36,11 +36,13 @@ fn parse() -> Result<Args, String> {
     Ok(args)
 }
 
+/// The command line, for `--help` and for errors.
+const USAGE: &str = "poll-contention [--tasks N] [--thieves 1,2,4] [--runs R]";
+
 fn main() {
+    probes::answer_help(USAGE);
     let args = parse().unwrap_or_else(|e| {
-        eprintln!(
-            "poll-contention: {e}\nusage: poll-contention [--tasks N] [--thieves 1,2,4] [--runs R]"
-        );
+        eprintln!("poll-contention: {e}\nusage: {USAGE}");
         std::process::exit(2);
     });
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());

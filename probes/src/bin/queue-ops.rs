@@ -61,12 +61,13 @@ struct Opts {
     ours_only: bool,
 }
 
+/// The command line, for `--help` and for errors.
+const USAGE: &str = "queue-ops [--runs N] [--tasks N] [--thieves 1,2,4] [--rows] [--ours-only]";
+
 fn main() {
+    probes::answer_help(USAGE);
     let o = parse().unwrap_or_else(|e| {
-        eprintln!(
-            "queue-ops: {e}\nusage: queue-ops [--runs N] [--tasks N] [--thieves 1,2,4] [--rows] \
-             [--ours-only]"
-        );
+        eprintln!("queue-ops: {e}\nusage: {USAGE}");
         std::process::exit(2);
     });
     let cores = std::thread::available_parallelism().map_or(1, |c| c.get());

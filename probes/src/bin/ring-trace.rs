@@ -6,9 +6,13 @@
 
 use ch01_ring::{Ring, table};
 
+/// The command line, for `--help` and for errors.
+const USAGE: &str = "ring-trace [--start N]   (N an i32)";
+
 fn main() {
+    probes::answer_help(USAGE);
     let start = parse_start().unwrap_or_else(|e| {
-        eprintln!("ring-trace: {e}\nusage: ring-trace [--start N]   (N an i32)");
+        eprintln!("ring-trace: {e}\nusage: {USAGE}");
         std::process::exit(2);
     });
     let mut ring: Ring<char> = Ring::with_capacity(4, 8).starting_at(start);

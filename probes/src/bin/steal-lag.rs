@@ -12,9 +12,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use ch06_nsteals::{Pool, fork};
 
+/// The command line, for `--help` and for errors.
+const USAGE: &str = "steal-lag [--workers N] [--tasks N]";
+
 fn main() {
+    probes::answer_help(USAGE);
     let (workers, tasks) = parse().unwrap_or_else(|e| {
-        eprintln!("steal-lag: {e}\nusage: steal-lag [--workers N] [--tasks N]");
+        eprintln!("steal-lag: {e}\nusage: {USAGE}");
         std::process::exit(2);
     });
     let pool: Arc<Pool> = Arc::new(Pool::with_ground_truth(workers));
