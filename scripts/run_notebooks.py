@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Executes notebooks headless with the evcxr (Rust) kernel and fails on any error.
 
-    .venv/bin/python scripts/run_notebooks.py [--write] [NOTEBOOK ...]
+    .venv/bin/python scripts/run_notebooks.py [--write | --out DIR] [NOTEBOOK ...]
 
 Without arguments, runs every notebooks/*.ipynb. With --write, saves the executed
-outputs back into each notebook (that is how the committed outputs are made); without
-it the files are left untouched.
+outputs back into each notebook (that is how the committed outputs are made); with
+--out DIR, saves them as DIR/<name>.ipynb and leaves the committed ones alone (to read
+your own run's outputs, e.g. in Jupyter); with neither, nothing is written.
 
 Two failures that nbclient does not report on its own are caught here:
 - a compile error: nbclient raises, but the compiler's message is only in the cell's
@@ -43,7 +44,7 @@ def problems(nb):
     return found
 
 
-def run(path, write):
+def run(path, out):
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(
         nb,
@@ -59,13 +60,22 @@ def run(path, write):
         return [(-1, str(e))], time.time() - start
     except Exception as e:  # kernel died, timeout, kernel missing
         return [(-1, f"{type(e).__name__}: {e}")], time.time() - start
-    if write:
-        nbformat.write(nb, path)
+    if out:
+        nbformat.write(nb, out)
     return problems(nb), time.time() - start
 
 
 def main(args):
     write = "--write" in args
+    out_dir = None
+    if "--out" in args:
+        i = args.index("--out")
+        if i + 1 >= len(args) or write:
+            print("usage: run_notebooks.py [--write | --out DIR] [NOTEBOOK ...]", file=sys.stderr)
+            return 2
+        out_dir = os.path.abspath(args[i + 1])
+        os.makedirs(out_dir, exist_ok=True)
+        args = args[:i] + args[i + 2:]
     paths = [a for a in args if not a.startswith("--")]
     if not paths:
         folder = os.path.join(ROOT, "notebooks")
@@ -77,7 +87,8 @@ def main(args):
     failed = 0
     for path in paths:
         print(f"[notebooks] {os.path.relpath(path, ROOT)}: running...", flush=True)
-        found, secs = run(os.path.abspath(path), write)
+        out = os.path.abspath(path) if write else out_dir and os.path.join(out_dir, os.path.basename(path))
+        found, secs = run(os.path.abspath(path), out)
         if found:
             failed += 1
             print(f"[notebooks] {os.path.relpath(path, ROOT)}: FAILED after {secs:.0f} s")
@@ -85,7 +96,8 @@ def main(args):
                 where = f"cell {n}" if n >= 0 else "notebook"
                 print(f"  --- {where} ---\n" + "\n".join("  " + l for l in ANSI.sub("", text).splitlines()))
         else:
-            print(f"[notebooks] {os.path.relpath(path, ROOT)}: ok in {secs:.0f} s")
+            print(f"[notebooks] {os.path.relpath(path, ROOT)}: ok in {secs:.0f} s"
+                  + (f", outputs in {os.path.relpath(out, ROOT)}" if out_dir else ""))
     print(f"notebooks: {len(paths) - failed} passed, {failed} failed")
     return 1 if failed else 0
 
