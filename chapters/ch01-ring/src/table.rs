@@ -21,7 +21,9 @@ pub fn render<T: Debug>(q: &RawRing<T>) -> String {
     for (slot, task) in q.array.iter().enumerate() {
         let index = logical_index(q, slot);
         let mut marks = Vec::new();
-        if slot_of(cap, q.base) == slot && !q.is_empty() {
+        // Empty, base and top share a slot: both are marked. Full, top has wrapped onto base's
+        // slot, which is not free: only base is marked there.
+        if slot_of(cap, q.base) == slot {
             marks.push("base");
         }
         if slot_of(cap, q.top) == slot && q.len() < cap {
