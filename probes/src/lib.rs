@@ -66,9 +66,21 @@ pub fn median_run<T: Clone>(runs: &[(f64, T)]) -> T {
     sorted[sorted.len() / 2].1.clone()
 }
 
-/// `--help` or `-h` anywhere on the command line: prints `usage` and exits 0. Every probe calls
-/// this first, so asking for help is never mistaken for a flag missing its value.
-pub fn answer_help(usage: &str) {
+/// What every probe does first: `--help` or `-h` anywhere on the command line prints `usage`
+/// and exits 0 (so asking for help is never mistaken for a flag missing its value), and output
+/// piped into `head` ends the probe quietly instead of panicking on a broken pipe.
+pub fn start(usage: &str) {
+    // SAFETY: restores the default action of SIGPIPE (end the process), which Rust's runtime
+    // set to "ignore"; called first in `main`, before the probe starts any thread.
+    #[cfg(unix)]
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+    answer_help(usage);
+}
+
+/// `--help` or `-h` anywhere on the command line: prints `usage` and exits 0.
+fn answer_help(usage: &str) {
     if std::env::args().skip(1).any(|a| a == "--help" || a == "-h") {
         println!("usage: {usage}");
         std::process::exit(0);

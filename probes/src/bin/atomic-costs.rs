@@ -62,7 +62,7 @@ fn ping_pong(rounds: u64) -> f64 {
 const USAGE: &str = "atomic-costs [--runs N]";
 
 fn main() {
-    probes::answer_help(USAGE);
+    probes::start(USAGE);
     let runs = match probes::flags(&[]).and_then(|flags| {
         let mut runs = 5;
         for (flag, v) in flags {

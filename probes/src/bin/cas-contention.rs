@@ -172,7 +172,7 @@ fn run(args: &Args, thieves: usize) -> Result<Counts, String> {
 const USAGE: &str = "cas-contention [--model index|slot] [--start barrier|staggered] [--tasks N] [--thieves 1,2,4] [--runs R]";
 
 fn main() {
-    probes::answer_help(USAGE);
+    probes::start(USAGE);
     let args = parse().unwrap_or_else(|e| {
         eprintln!("cas-contention: {e}\nusage: {USAGE}");
         std::process::exit(2);

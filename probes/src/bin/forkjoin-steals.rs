@@ -159,7 +159,7 @@ struct Opts {
 const USAGE: &str = "forkjoin-steals [--runs N] [--leaf N | --leaf-us U] [--par 1,2,4] [--fib N] [--rows] [--ours-only]";
 
 fn main() {
-    probes::answer_help(USAGE);
+    probes::start(USAGE);
     let o = parse().unwrap_or_else(|e| {
         eprintln!("forkjoin-steals: {e}\nusage: {USAGE}");
         std::process::exit(2);

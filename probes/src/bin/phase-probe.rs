@@ -20,7 +20,7 @@ use ch05_phase::{IDLE, Queues, describe};
 const USAGE: &str = "phase-probe [--probe N]   (N a non-zero u32, 0x.. allowed)";
 
 fn main() {
-    probes::answer_help(USAGE);
+    probes::start(USAGE);
     let probe = parse().unwrap_or_else(|e| {
         eprintln!("phase-probe: {e}\nusage: {USAGE}");
         std::process::exit(2);

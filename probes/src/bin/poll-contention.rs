@@ -40,7 +40,7 @@ fn parse() -> Result<Args, String> {
 const USAGE: &str = "poll-contention [--tasks N] [--thieves 1,2,4] [--runs R]";
 
 fn main() {
-    probes::answer_help(USAGE);
+    probes::start(USAGE);
     let args = parse().unwrap_or_else(|e| {
         eprintln!("poll-contention: {e}\nusage: {USAGE}");
         std::process::exit(2);

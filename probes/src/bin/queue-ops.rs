@@ -65,7 +65,7 @@ struct Opts {
 const USAGE: &str = "queue-ops [--runs N] [--tasks N] [--thieves 1,2,4] [--rows] [--ours-only]";
 
 fn main() {
-    probes::answer_help(USAGE);
+    probes::start(USAGE);
     let o = parse().unwrap_or_else(|e| {
         eprintln!("queue-ops: {e}\nusage: {USAGE}");
         std::process::exit(2);

@@ -10,7 +10,7 @@ use ch01_ring::{Ring, table};
 const USAGE: &str = "ring-trace [--start N]   (N an i32)";
 
 fn main() {
-    probes::answer_help(USAGE);
+    probes::start(USAGE);
     let start = parse_start().unwrap_or_else(|e| {
         eprintln!("ring-trace: {e}\nusage: {USAGE}");
         std::process::exit(2);

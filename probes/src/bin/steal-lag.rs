@@ -16,7 +16,7 @@ use ch06_nsteals::{Pool, fork};
 const USAGE: &str = "steal-lag [--workers N] [--tasks N]";
 
 fn main() {
-    probes::answer_help(USAGE);
+    probes::start(USAGE);
     let (workers, tasks) = parse().unwrap_or_else(|e| {
         eprintln!("steal-lag: {e}\nusage: {USAGE}");
         std::process::exit(2);
