@@ -67,9 +67,10 @@ pub fn median_run<T: Clone>(runs: &[(f64, T)]) -> T {
 }
 
 /// What every probe does first: `--help` or `-h` anywhere on the command line prints `usage`
-/// and exits 0 (so asking for help is never mistaken for a flag missing its value), and output
-/// piped into `head` ends the probe quietly instead of panicking on a broken pipe.
-pub fn start(usage: &str) {
+/// and exits 0 (so asking for help is never mistaken for a flag missing its value); output
+/// piped into `head` ends the probe quietly instead of panicking on a broken pipe; then
+/// `parse` reads the command line, and an error is printed with the usage (exit status 2).
+pub fn start<A>(name: &str, usage: &str, parse: impl FnOnce() -> Result<A, String>) -> A {
     // SAFETY: restores the default action of SIGPIPE (end the process), which Rust's runtime
     // set to "ignore"; called first in `main`, before the probe starts any thread.
     #[cfg(unix)]
@@ -77,6 +78,18 @@ pub fn start(usage: &str) {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     answer_help(usage);
+    parse().unwrap_or_else(|e| {
+        eprintln!("{name}: {e}\nusage: {usage}");
+        std::process::exit(2);
+    })
+}
+
+/// The machine a probe ran on, for its header: `2 cores, load average 0.84`. Single runs on a
+/// busy machine are not measurements, so every timed probe prints this.
+pub fn machine() -> String {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    format!("{cores} cores, load average {}", load.split_whitespace().next().unwrap_or("?"))
 }
 
 /// `--help` or `-h` anywhere on the command line: prints `usage` and exits 0.

@@ -61,30 +61,23 @@ fn ping_pong(rounds: u64) -> f64 {
 /// The command line, for `--help` and for errors.
 const USAGE: &str = "atomic-costs [--runs N]";
 
+/// `--runs N` (default 5).
+fn parse() -> Result<usize, String> {
+    let mut runs = 5;
+    for (flag, v) in probes::flags(&[])? {
+        match flag.as_str() {
+            "--runs" => runs = probes::number::<usize>(&flag, &v)?.max(1),
+            _ => return Err(format!("unknown flag {flag}")),
+        }
+    }
+    Ok(runs)
+}
+
 fn main() {
-    probes::start(USAGE);
-    let runs = match probes::flags(&[]).and_then(|flags| {
-        let mut runs = 5;
-        for (flag, v) in flags {
-            match flag.as_str() {
-                "--runs" => runs = probes::number::<usize>(&flag, &v)?.max(1),
-                _ => return Err(format!("unknown flag {flag}")),
-            }
-        }
-        Ok(runs)
-    }) {
-        Ok(runs) => runs,
-        Err(e) => {
-            eprintln!("atomic-costs: {e}\nusage: {USAGE}");
-            std::process::exit(2);
-        }
-    };
-    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
-    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let runs = probes::start("atomic-costs", USAGE, parse);
     println!(
-        "# atomic-costs: ns per operation, median of {runs} run(s) of {OPS} ops (min-max), {cores} \
-         cores, load average {}",
-        load.split_whitespace().next().unwrap_or("?")
+        "# atomic-costs: ns per operation, median of {runs} run(s) of {OPS} ops (min-max), {}",
+        probes::machine()
     );
     let a = AtomicU64::new(0);
     let measures: Vec<(&str, Measure)> = vec![

@@ -172,15 +172,9 @@ fn run(args: &Args, thieves: usize) -> Result<Counts, String> {
 const USAGE: &str = "cas-contention [--model index|slot] [--start barrier|staggered] [--tasks N] [--thieves 1,2,4] [--runs R]";
 
 fn main() {
-    probes::start(USAGE);
-    let args = parse().unwrap_or_else(|e| {
-        eprintln!("cas-contention: {e}\nusage: {USAGE}");
-        std::process::exit(2);
-    });
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let args = probes::start("cas-contention", USAGE, parse);
     println!(
-        "# cas-contention: model={} start={} tasks={} runs={} cores={cores} load average {}",
+        "# cas-contention: model={} start={} tasks={} runs={}, {}",
         if args.model == Model::Index {
             "index (the article's replica)"
         } else {
@@ -189,7 +183,7 @@ fn main() {
         if args.barrier { "barrier" } else { "staggered (as the article's program)" },
         args.tasks,
         args.runs,
-        load.split_whitespace().next().unwrap_or("?")
+        probes::machine()
     );
     for &n in &args.thieves {
         let mut runs = Vec::new();

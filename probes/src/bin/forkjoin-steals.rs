@@ -159,13 +159,7 @@ struct Opts {
 const USAGE: &str = "forkjoin-steals [--runs N] [--leaf N | --leaf-us U] [--par 1,2,4] [--fib N] [--rows] [--ours-only]";
 
 fn main() {
-    probes::start(USAGE);
-    let o = parse().unwrap_or_else(|e| {
-        eprintln!("forkjoin-steals: {e}\nusage: {USAGE}");
-        std::process::exit(2);
-    });
-    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
-    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let o = probes::start("forkjoin-steals", USAGE, parse);
     let n = match (o.leaf, o.leaf_us) {
         (Some(n), _) => n,
         // Calibrate: the cost per iteration, from a leaf long enough to time well.
@@ -175,9 +169,9 @@ fn main() {
     let leaf_us = leaf_cost_us(n);
     println!(
         "# forkjoin-steals: 64 roots x 256 leaves, leaf={n} iterations ({leaf_us:.2} us each), \
-         {} run(s) per row, {cores} cores, load average {}",
+         {} run(s) per row, {}",
         o.runs,
-        load.split_whitespace().next().unwrap_or("?")
+        probes::machine()
     );
     if o.rows {
         println!("leaf\trust\t{n}\t{leaf_us:.3}");

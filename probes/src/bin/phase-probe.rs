@@ -20,11 +20,7 @@ use ch05_phase::{IDLE, Queues, describe};
 const USAGE: &str = "phase-probe [--probe N]   (N a non-zero u32, 0x.. allowed)";
 
 fn main() {
-    probes::start(USAGE);
-    let probe = parse().unwrap_or_else(|e| {
-        eprintln!("phase-probe: {e}\nusage: {USAGE}");
-        std::process::exit(2);
-    });
+    let probe = probes::start("phase-probe", USAGE, parse);
     // Worker queues tagged like the article's worker (version bits 0x3c6e...); ours are
     // active (IDLE clear): chapter 7's workers set IDLE when they go idle, as the JDK's do.
     let queues: Queues<u32> = Queues::new(16, 3, 0x3c6e_0000);

@@ -40,18 +40,12 @@ fn parse() -> Result<Args, String> {
 const USAGE: &str = "poll-contention [--tasks N] [--thieves 1,2,4] [--runs R]";
 
 fn main() {
-    probes::start(USAGE);
-    let args = parse().unwrap_or_else(|e| {
-        eprintln!("poll-contention: {e}\nusage: {USAGE}");
-        std::process::exit(2);
-    });
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let args = probes::start("poll-contention", USAGE, parse);
     println!(
-        "# poll-contention: {} tasks, {} run(s) per row, {cores} cores, load average {}",
+        "# poll-contention: {} tasks, {} run(s) per row, {}",
         args.tasks,
         args.runs,
-        load.split_whitespace().next().unwrap_or("?")
+        probes::machine()
     );
     for &n in &args.thieves {
         let mut runs = Vec::new();

@@ -65,18 +65,12 @@ struct Opts {
 const USAGE: &str = "queue-ops [--runs N] [--tasks N] [--thieves 1,2,4] [--rows] [--ours-only]";
 
 fn main() {
-    probes::start(USAGE);
-    let o = parse().unwrap_or_else(|e| {
-        eprintln!("queue-ops: {e}\nusage: {USAGE}");
-        std::process::exit(2);
-    });
-    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
-    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let o = probes::start("queue-ops", USAGE, parse);
     println!(
         "# queue-ops: ours (ch04 WorkQueue) vs crossbeam-deque 0.8 (Worker::new_lifo), {} run(s) \
-         each, {cores} cores, load average {}",
+         each, {}",
         o.runs,
-        load.split_whitespace().next().unwrap_or("?")
+        probes::machine()
     );
     let rounds = (o.tasks / BATCH).max(1);
     let ours = || ch04_grow::new::<usize>(BATCH);

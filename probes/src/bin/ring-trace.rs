@@ -10,11 +10,7 @@ use ch01_ring::{Ring, table};
 const USAGE: &str = "ring-trace [--start N]   (N an i32)";
 
 fn main() {
-    probes::start(USAGE);
-    let start = parse_start().unwrap_or_else(|e| {
-        eprintln!("ring-trace: {e}\nusage: {USAGE}");
-        std::process::exit(2);
-    });
+    let start = probes::start("ring-trace", USAGE, parse_start);
     let mut ring: Ring<char> = Ring::with_capacity(4, 8).starting_at(start);
     println!("# ring-trace: capacity 4, max 8, first index {start}\n");
     show(&ring, "empty");

@@ -16,11 +16,7 @@ use ch06_nsteals::{Pool, fork};
 const USAGE: &str = "steal-lag [--workers N] [--tasks N]";
 
 fn main() {
-    probes::start(USAGE);
-    let (workers, tasks) = parse().unwrap_or_else(|e| {
-        eprintln!("steal-lag: {e}\nusage: {USAGE}");
-        std::process::exit(2);
-    });
+    let (workers, tasks) = probes::start("steal-lag", USAGE, parse);
     let pool: Arc<Pool> = Arc::new(Pool::with_ground_truth(workers));
     let busy = Arc::new(AtomicBool::new(true));
     let submitter = {
