@@ -3,7 +3,7 @@ use std::marker::PhantomData;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use ch05_phase::{Queues, advance_probe};
@@ -66,32 +66,59 @@ impl std::error::Error for Rejected {}
 /// sleep for a thread outside the pool.
 type Helps = fn(&Shared, &dyn Fn() -> bool);
 
-/// The result of a submitted task, shared by the task and its handle.
-struct Slot<R> {
+/// The result of one task: written once by the task, then published by `done`; read once by
+/// whoever waits for it, after `done`. It lives in an `Arc` shared with a [`Handle`] (`submit`,
+/// `fork`), or in the frame of `join_in_task`, which does not return before the task has run.
+struct ResultSlot<R> {
+    /// Set (Release) once `value` is written; after that the task never touches the slot.
     done: AtomicBool,
-    value: Mutex<Option<std::thread::Result<R>>>,
+    /// Written once by the task, before `done`; read once by the waiter, after `done`.
+    value: UnsafeCell<Option<std::thread::Result<R>>>,
 }
 
-impl<R> Slot<R> {
-    fn new() -> Arc<Self> {
-        Arc::new(Slot { done: AtomicBool::new(false), value: Mutex::new(None) })
-    }
-    fn set(&self, v: std::thread::Result<R>) {
-        *self.value.lock().unwrap() = Some(v);
-        self.done.store(true, Release); // Release: the value is stored before `done` reads true
-    }
-    fn is_done(&self) -> bool {
-        self.done.load(Acquire) // Acquire: pairs with `set`
+// SAFETY: `value` is written by one task, once, before the Release store of `done`, and read by
+// one waiter (`join` consumes its handle), once, after an Acquire load of `done` saw true: the
+// two accesses never overlap. `R: Send` because the value moves from the task's thread.
+unsafe impl<R: Send> Sync for ResultSlot<R> {}
+
+impl<R> ResultSlot<R> {
+    fn new() -> Self {
+        ResultSlot { done: AtomicBool::new(false), value: UnsafeCell::new(None) }
     }
 
-    fn take(&self) -> std::thread::Result<R> {
-        self.value.lock().unwrap().take().expect("taken once, after done")
+    /// Runs `f` and stores its result (or its panic, also counted in the pool's stats), then
+    /// publishes it. Takes a raw pointer: the waiter may free the slot as soon as `done` is
+    /// true, so no reference to it may outlive that store.
+    ///
+    /// # Safety
+    /// `this` points to a live slot until `done` is set, and `run` is called once per slot.
+    unsafe fn run(this: *const Self, f: impl FnOnce() -> R) {
+        let result = catch_unwind(AssertUnwindSafe(f));
+        count_panic(&result);
+        // SAFETY: the slot is alive (caller), and no one reads `value` before `done`.
+        unsafe {
+            *(*this).value.get() = Some(result);
+            // Release: the value above is written before `done` reads true. Nothing after this
+            // store may touch the slot: the waiter can free it at once.
+            (*this).done.store(true, Release);
+        }
+    }
+
+    fn is_done(&self) -> bool {
+        self.done.load(Acquire) // Acquire: pairs with `run`'s Release
+    }
+
+    /// # Safety
+    /// Only after `is_done()` returned true, and once.
+    unsafe fn take(&self) -> std::thread::Result<R> {
+        // SAFETY: the caller saw `done`: the task has written `value` and is gone.
+        unsafe { (*self.value.get()).take().expect("taken once, after done") }
     }
 }
 
 /// A submitted task's result. [JDK: the `ForkJoinTask` returned by `submit`]
 pub struct Handle<R> {
-    slot: Arc<Slot<R>>,
+    slot: Arc<ResultSlot<R>>,
     shared: Arc<Shared>,
     helps: Helps,
 }
@@ -102,7 +129,8 @@ impl<R> Handle<R> {
     pub fn join(self) -> std::thread::Result<R> {
         let done = || self.slot.is_done();
         (self.helps)(&self.shared, &done);
-        self.slot.take()
+        // SAFETY: `done` returned true, and `join` consumes the only handle to this slot.
+        unsafe { self.slot.take() }
     }
 
     /// Whether the task has finished.
@@ -249,20 +277,18 @@ fn submit_to<I: IdleOps, R: Send + 'static>(
     shared: &Arc<Shared>,
     f: impl FnOnce() -> R + Send + 'static,
 ) -> Result<Handle<R>, Rejected> {
-    let slot = Slot::new();
-    let job = wrap(slot.clone(), f);
-    push(shared, job)?;
+    let slot = Arc::new(ResultSlot::new());
+    push(shared, wrap(slot.clone(), f))?;
     Ok(Handle { slot, shared: shared.clone(), helps: wait_or_help::<I> })
 }
 
-/// Boxes `f` as a task that stores its result (or its panic) in `slot`. A panic is also counted
-/// in the stats of the pool whose worker runs the task.
-fn wrap<R: Send + 'static>(slot: Arc<Slot<R>>, f: impl FnOnce() -> R + Send + 'static) -> Job {
-    Box::new(move || {
-        let result = catch_unwind(AssertUnwindSafe(f));
-        count_panic(&result);
-        slot.set(result);
-    })
+/// Boxes `f` as a task that stores its result (or its panic) in `slot`.
+fn wrap<R: Send + 'static>(
+    slot: Arc<ResultSlot<R>>,
+    f: impl FnOnce() -> R + Send + 'static,
+) -> Job {
+    // SAFETY: the job holds the Arc, so the slot is alive; the job runs once.
+    Box::new(move || unsafe { ResultSlot::run(Arc::as_ptr(&slot), f) })
 }
 
 /// Counts a task's panic in the stats of the pool whose worker ran it.
@@ -320,8 +346,14 @@ where
     RB: Send + 'static,
 {
     let (shared, helps) = current().expect("join_in_task runs inside a task of a ThreadPool");
-    let slot = StackSlot::new();
-    let job = slot.job(b);
+    let slot = ResultSlot::new();
+    let ptr = SlotPtr(&slot as *const ResultSlot<RB>);
+    let job: Job = Box::new(move || {
+        let ptr = ptr; // move the whole wrapper in (it is the Send one), not its field
+        // SAFETY: this frame does not return (nor unwind: the guard below) before `done` is
+        // true, and the job runs once.
+        unsafe { ResultSlot::run(ptr.0, b) }
+    });
     // If anything below unwinds before `b` has run, the queued job would write into a dead
     // frame: abort instead. (`a` and every helped task catch their own panics, so only a bug
     // in the waiting code itself can get here.)
@@ -352,55 +384,12 @@ pub fn fib(n: u64) -> u64 {
     a + b
 }
 
-/// The result of a task forked by [`join_in_task`], kept in the joiner's frame.
-struct StackSlot<R> {
-    /// Set (Release) once `value` is written; after that the job never touches the slot.
-    done: AtomicBool,
-    /// Written once by the job, before `done`; read once by the joiner, after `done`.
-    value: UnsafeCell<Option<std::thread::Result<R>>>,
-}
+/// The address of a slot in `join_in_task`'s frame, moved into the forked job.
+struct SlotPtr<R>(*const ResultSlot<R>);
 
-/// The slot's address, moved into the job.
-struct SlotPtr<R>(*const StackSlot<R>);
-
-// SAFETY: the job on another thread only writes `value` (an `R: Send`) and then `done`; the
-// joiner reads `value` only after seeing `done`. The pointer is valid until then (see above).
+// SAFETY: the job on another thread only runs `ResultSlot::run` through it (an `R: Send` value
+// moves in), and the slot outlives the job (see `join_in_task`).
 unsafe impl<R: Send> Send for SlotPtr<R> {}
-
-impl<R: Send + 'static> StackSlot<R> {
-    fn new() -> Self {
-        StackSlot { done: AtomicBool::new(false), value: UnsafeCell::new(None) }
-    }
-
-    /// A job that runs `f` and stores its result (or its panic) in this slot.
-    fn job(&self, f: impl FnOnce() -> R + Send + 'static) -> Job {
-        let ptr = SlotPtr(self as *const Self);
-        Box::new(move || {
-            let ptr = ptr; // move the whole wrapper in (it is the Send one), not its field
-            let result = catch_unwind(AssertUnwindSafe(f));
-            count_panic(&result);
-            // SAFETY: the joiner's frame is alive until `done` is true, and no one else reads
-            // or writes `value` before then.
-            unsafe {
-                *(*ptr.0).value.get() = Some(result);
-                // Release: the value above is written before `done` reads true. Nothing after
-                // this store may touch the slot: the joiner can return at once.
-                (*ptr.0).done.store(true, Release);
-            }
-        })
-    }
-
-    fn is_done(&self) -> bool {
-        self.done.load(Acquire) // Acquire: pairs with the job's Release
-    }
-
-    /// # Safety
-    /// Only after `is_done()` returned true, and once.
-    unsafe fn take(&self) -> std::thread::Result<R> {
-        // SAFETY: the caller saw `done`: the job has written `value` and is gone.
-        unsafe { (*self.value.get()).take().expect("taken once, after done") }
-    }
-}
 
 /// Aborts the process if dropped while unwinding (see `join_in_task`).
 struct AbortOnUnwind;
@@ -416,7 +405,6 @@ impl Drop for AbortOnUnwind {
         }
     }
 }
-// ANCHOR_END: join_in_task
 
 /// Waits until `done`: a worker of this pool helps (the exercise's `help_until`); any other
 /// thread yields and sleeps.
@@ -532,7 +520,7 @@ pub fn fork<R: Send + 'static>(
     let Some((shared, helps)) = current() else {
         return Err(Rejected(Box::new(move || drop(f()))));
     };
-    let slot = Slot::new();
+    let slot = Arc::new(ResultSlot::new());
     push(shared, wrap(slot.clone(), f))?;
     // SAFETY: `shared` points into an Arc that the worker running this task holds for its
     // whole life; adding one strong count before `from_raw` keeps the counts balanced.
