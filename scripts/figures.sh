@@ -21,6 +21,23 @@ bench_lines() {
   grep -A2 "$1" | grep -v '^--$\|^Benchmarking\|^Found\|mild$\|severe$'
 }
 
+# Runs a chapter's criterion bench into a fresh CRITERION_HOME: criterion CRATE BENCH [seconds]
+# (measurement time, default 3). Sets $cmd (the command, for labels) and $out (its output).
+criterion() {
+  rm -rf "$home"
+  cmd="cargo bench -p $1 --bench $2 -- --warm-up-time 1 --measurement-time ${3:-3} --noplot"
+  out=$(CRITERION_HOME="$PWD/$home" $cmd 2>&1)
+}
+
+# One test on a known-wrong variant, labelled: test_mutant CHAPTER CRATE MUTANT TEST-FILE TEST WHAT
+test_mutant() {
+  local ch=$1 crate=$2 m=$3 file=$4 test=$5 what=$6 f
+  f=$(cargo grade "$ch" --mutant "$m")
+  label "$what on the mutant $m" "f=\$(cargo grade $ch --mutant $m); GRADE_EXERCISE_FILE=\$f cargo test -p $crate --features exercise --test $file -- exercise::$test --exact"
+  GRADE_EXERCISE_FILE=$f cargo test -q -p "$crate" --features exercise --test "$file" -- "exercise::$test" --exact 2>&1 |
+    grep -v '^\s*[0-9]*: \|^\s*at \|^note: \|^$\|^stack backtrace\|^warning\|^ *[0-9]* *|\|^ *-->\|^ *= \|^error: test failed' || true
+}
+
 # Loom on a known-wrong variant, labelled: loom_mutant CHAPTER CRATE MUTANT FILTER [location]
 # (with a fifth argument, LOOM_LOCATION=1 so that loom names the racing accesses' lines).
 loom_mutant() {
@@ -43,9 +60,7 @@ fi
 
 if want ch01; then
 echo "[figures] ch01: owner push+pop beside VecDeque and crossbeam-deque"
-rm -rf "$home"
-cmd="cargo bench -p ch01-ring --bench ring -- --warm-up-time 1 --measurement-time 3 --noplot"
-CRITERION_HOME="$PWD/$home" $cmd >/dev/null
+criterion ch01-ring ring
 # 256 pushes + 256 takes per iteration (benches/ring.rs, BATCH = 256).
 python3 scripts/bench_table.py "$home" chapters/ch01-ring/figures/bench.md 512 "$cmd" \
   "push_pop_lifo:ch01 Ring,VecDeque,crossbeam Worker" \
@@ -70,9 +85,7 @@ fi
 
 if want ch02; then
 echo "[figures] ch02: owner and single-thief costs beside crossbeam-deque"
-rm -rf "$home"
-cmd="cargo bench -p ch02-poll --bench poll -- --warm-up-time 1 --measurement-time 3 --noplot"
-out=$(CRITERION_HOME="$PWD/$home" $cmd 2>&1)
+criterion ch02-poll poll
 python3 scripts/bench_table.py "$home" chapters/ch02-poll/figures/bench.md 512 "$cmd" \
   "owner_push_pop:ch02 Owner,crossbeam Worker" \
   "push_then_poll:ch02 Owner+Stealer,crossbeam Worker+Stealer"
@@ -91,12 +104,9 @@ fi
 
 if want ch03; then
 echo "[figures] ch03: the no-branch mutant under the paused-thief test and under loom"
+test_mutant ch03 ch03-last-slot no_last_slot_branch take the_owner_never_waits_for_a_paused_thief_on_the_last_task \
+  "the paused-thief test" > chapters/ch03-last-slot/figures/paused-thief-no-branch.txt
 f=$(cargo grade ch03 --mutant no_last_slot_branch)
-cmd="f=\$(cargo grade ch03 --mutant no_last_slot_branch); GRADE_EXERCISE_FILE=\$f cargo test -p ch03-last-slot --features exercise --test take -- exercise::the_owner_never_waits_for_a_paused_thief_on_the_last_task --exact"
-{ label "the paused-thief test on the mutant no_last_slot_branch" "$cmd"
-  GRADE_EXERCISE_FILE=$f cargo test -q -p ch03-last-slot --features exercise --test take -- exercise::the_owner_never_waits_for_a_paused_thief_on_the_last_task --exact 2>&1 |
-    grep -v '^\s*[0-9]*: \|^\s*at \|^note: \|^$\|^stack backtrace\|^warning\|^ *[0-9]* *|\|^ *-->\|^ *= ' || true
-} > chapters/ch03-last-slot/figures/paused-thief-no-branch.txt
 cmd="f=\$(cargo grade ch03 --mutant no_last_slot_branch); RUSTFLAGS=\"--cfg loom\" LOOM_MAX_PREEMPTIONS=3 GRADE_EXERCISE_FILE=\$f cargo test -p ch03-last-slot --features exercise --release --test loom -- exercise:: --test-threads=1"
 { label "loom on the mutant no_last_slot_branch" "$cmd"
   RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=3 CARGO_TARGET_DIR=target/loom GRADE_EXERCISE_FILE=$f \
@@ -106,9 +116,7 @@ fi
 
 if want ch03; then
 echo "[figures] ch03: FIFO owner beside crossbeam's FIFO Worker"
-rm -rf "$home"
-cmd="cargo bench -p ch03-last-slot --bench take -- --warm-up-time 1 --measurement-time 3 --noplot"
-CRITERION_HOME="$PWD/$home" $cmd >/dev/null 2>&1
+criterion ch03-last-slot take
 python3 scripts/bench_table.py "$home" chapters/ch03-last-slot/figures/bench.md 512 "$cmd" \
   "owner_fifo_push_take:ch03 Owner,crossbeam Worker"
 fi
@@ -118,19 +126,13 @@ echo "[figures] ch04: loom on two mutants, the stall test on a third"
 for m in relaxed_publish copy_from_base_without_nulling; do
   loom_mutant ch04 ch04-grow $m exercise::a_thief location > chapters/ch04-grow/figures/loom-$m.txt
 done
-f=$(cargo grade ch04 --mutant publish_before_move)
-cmd="f=\$(cargo grade ch04 --mutant publish_before_move); GRADE_EXERCISE_FILE=\$f cargo test -p ch04-grow --features exercise --test grow -- exercise::thieves_are_not_stalled_by_a_move --exact"
-{ label "the stall test on the mutant publish_before_move" "$cmd"
-  GRADE_EXERCISE_FILE=$f cargo test -q -p ch04-grow --features exercise --test grow -- exercise::thieves_are_not_stalled_by_a_move --exact 2>&1 |
-    grep -v '^\s*[0-9]*: \|^\s*at \|^note: \|^$\|^stack backtrace\|^warning\|^ *|\|^ *-->\|^ *= \|^error: test failed' || true
-} > chapters/ch04-grow/figures/stalls-publish-first.txt
+test_mutant ch04 ch04-grow publish_before_move grow thieves_are_not_stalled_by_a_move \
+  "the stall test" > chapters/ch04-grow/figures/stalls-publish-first.txt
 fi
 
 if want ch04; then
 echo "[figures] ch04: growth beside crossbeam-deque; ten million tasks with peak heap"
-rm -rf "$home"
-cmd="cargo bench -p ch04-grow --bench grow -- --warm-up-time 1 --measurement-time 3 --noplot"
-out=$(CRITERION_HOME="$PWD/$home" $cmd 2>&1)
+criterion ch04-grow grow
 # 4,096 pushes + 4,096 pops per iteration (benches/grow.rs, GROW_BATCH).
 python3 scripts/bench_table.py "$home" chapters/ch04-grow/figures/bench.md 8192 "$cmd" \
   "owner_push_pop_growing:ch04 Owner,crossbeam Worker"
@@ -151,9 +153,7 @@ fi
 
 if want ch05; then
 echo "[figures] ch05: external submission, fixed threads against a thread per task"
-rm -rf "$home"
-cmd="cargo bench -p ch05-phase --bench submit -- --warm-up-time 1 --measurement-time 3 --noplot"
-out=$(CRITERION_HOME="$PWD/$home" $cmd 2>&1)
+criterion ch05-phase submit
 { label "2,000 external submissions into a 64-slot queues array, one thief draining" "$cmd"
   bench_lines '^submit/' <<<"$out"
 } > chapters/ch05-phase/figures/submit.txt
@@ -172,9 +172,7 @@ cmd="cargo run --release -p probes --bin forkjoin-steals -- --runs 5 --leaf-us 1
 cmd="probes/jdk/run.sh StealExperiment 5 15us"
 { label "StealExperiment on the real JDK 25 ForkJoinPool" "$cmd"; $cmd; } > chapters/ch07-pool/figures/jdk-steal-experiment.txt
 echo "[figures] ch07: fib(30) without cutoff and 64 x 256, beside rayon"
-rm -rf "$home"
-cmd="cargo bench -p ch07-pool --bench fork_join -- --warm-up-time 1 --measurement-time 5 --noplot"
-out=$(CRITERION_HOME="$PWD/$home" $cmd 2>&1)
+criterion ch07-pool fork_join 5
 { label "fork/join beside rayon (criterion)" "$cmd"
   bench_lines '^fib30_no_cutoff/\|^64_roots_x_256_leaves/' <<<"$out"
 } > chapters/ch07-pool/figures/bench.txt

@@ -440,7 +440,7 @@ fn run_one(shared: &Shared, own: usize) -> bool {
     HELP_SEED.set(seed);
     match take(shared, own, seed).map(|(_, job)| job) {
         Some(job) => {
-            run(job);
+            job(); // a wrapped task catches its own panic
             true
         }
         None => false,
@@ -453,10 +453,6 @@ fn take(shared: &Shared, own: usize, seed: u32) -> Option<(usize, Job)> {
         return Some((own, job));
     }
     scan(&shared.queues, own, advance_probe(seed))
-}
-
-fn run(job: Job) {
-    job(); // a wrapped task catches its own panic
 }
 
 /// A worker whose scan found nothing may exit: the pool is shut down, no submitter is between
@@ -497,7 +493,7 @@ fn run_worker<I: IdleOps>(shared: &Arc<Shared>, w: usize) {
         r = advance_probe(r);
         if let Some((from, job)) = take(shared, own, r) {
             count_take(&shared.nsteals[own], from, own); // [JDK: `w.nsteals = ++nsteals` in scan]
-            run(job);
+            job(); // a wrapped task catches its own panic
             continue;
         }
         if may_exit(shared) {
