@@ -159,7 +159,8 @@ fn submissions_racing_close_lose_nothing<I: IdleOps + 'static>() {
 }
 
 /// Tasks forked and never joined still run before `shutdown` returns, though the task that
-/// forked them finished long before.
+/// forked them finished long before. (A worker that checks for its exit before draining its
+/// own queue fails this: tried.)
 fn detached_forks_run_before_shutdown<I: IdleOps + 'static>() {
     within(30, "detached forks", || {
         let pool: ThreadPool<I> = ThreadPool::new(2);
