@@ -1,9 +1,9 @@
 use std::cell::{Cell, UnsafeCell};
 use std::marker::PhantomData;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
+use std::sync::Arc;
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize};
-use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use ch05_phase::{Queues, advance_probe};
