@@ -5,7 +5,7 @@ use ch01_ring::Full;
 use ch01_ring::ops::slot_of;
 use crossbeam_utils::CachePadded;
 
-use crate::reclaim::{pin, take_task};
+use crate::reclaim::{pin, take_own, take_task};
 use crate::sync::{Arc, AtomicI32, AtomicPtr, Ordering};
 use crate::{PollOps, PollStats, Reference};
 
@@ -101,7 +101,7 @@ pub fn push<T>(q: &WorkQueue<T>, task: T) -> Result<(), Full<T>> {
     // The JDK moves top first, then fills the slot: a thief that sees the new top before the
     // task finds a null slot inside base..top, which is the "stall" its poll waits out.
     q.top.store(s.wrapping_add(1), Ordering::Relaxed); // putIntOpaque-like: owner's own field
-    let p = Box::into_raw(Box::new(task));
+    let p = crate::reclaim::boxed(task);
     // SeqCst swap (the JDK's "fully fenced" getAndSetReference): Release publishes the task's
     // contents to the thief whose Acquire load reads this pointer.
     q.slot(s).swap(p, Ordering::SeqCst);
@@ -160,9 +160,9 @@ impl<T> Owner<T> {
 
     /// Takes the newest task (LIFO), or `None` if the queue is empty or a thief won the last one.
     pub fn pop(&self) -> Option<T> {
-        let pin = pin();
-        // SAFETY: `pop` returns null or a pointer it took from its slot with a swap, under `pin`.
-        unsafe { take_task(pop(&self.q), &pin) }
+        // SAFETY: `pop` returns null or a pointer it took from its slot with a swap. (No pin:
+        // the owner's swap compares nothing; see `reclaim`.)
+        unsafe { take_own(pop(&self.q)) }
     }
 
     /// The shared state, for later chapters, probes and tables.

@@ -80,10 +80,9 @@ impl<T, O: TakeOps> Owner<T, O> {
     /// Takes the next task, newest first or, with `fifo`, oldest first. `None` when the queue
     /// is empty or a thief won the last task.
     pub fn next_local_task(&self, fifo: bool) -> Option<T> {
-        let pin = ch02_poll::reclaim::pin();
         let p = O::next_local_task(self.inner.queue(), fifo);
         // SAFETY: the contract of the unsafe trait `TakeOps`: null or a pointer its swap took.
-        unsafe { ch02_poll::reclaim::take_task(p, &pin) }
+        unsafe { ch02_poll::reclaim::take_own(p) }
     }
 
     /// LIFO take: `next_local_task(false)`.

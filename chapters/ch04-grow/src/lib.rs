@@ -26,7 +26,7 @@ pub use queue::{Memory, Slots, WorkQueue, push};
 use std::cell::Cell;
 use std::marker::PhantomData;
 
-use ch02_poll::reclaim::{pin, take_task};
+use ch02_poll::reclaim::{pin, take_own, take_task};
 
 use crate::sync::Arc;
 
@@ -109,9 +109,8 @@ impl<T, G: GrowOps> Owner<T, G> {
 
     /// Takes the next task, newest first or, with `fifo`, oldest first.
     pub fn next_local_task(&self, fifo: bool) -> Option<T> {
-        let pin = pin();
-        // SAFETY: `next_local_task` returns null or a pointer its swap took, under `pin`.
-        unsafe { take_task(take::next_local_task(&self.q, fifo), &pin) }
+        // SAFETY: `next_local_task` returns null or a pointer its swap took.
+        unsafe { take_own(take::next_local_task(&self.q, fifo)) }
     }
 
     /// LIFO take.

@@ -180,7 +180,7 @@ pub fn push<T, G: GrowOps>(q: &WorkQueue<T>, task: T) -> Result<(), Full<T>> {
     }
     q.top.store(s.wrapping_add(1), Ordering::Relaxed); // as in chapter 2
     // SeqCst swap, as in chapter 2: Release publishes the task's contents.
-    a.at(s).swap(Box::into_raw(Box::new(task)), Ordering::SeqCst);
+    a.at(s).swap(ch02_poll::reclaim::boxed(task), Ordering::SeqCst);
     if room == 0 && cap < q.max_capacity {
         G::grow(q, s); // the array is full now: double it before the next push
     }

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use ch02_poll::reclaim::{pin, take_task};
+use ch02_poll::reclaim::{pin, take_own, take_task};
 use ch02_poll::{Full, PollStats};
 use ch05_phase::{Queue, Queues, advance_probe, new_probe};
 use crossbeam_utils::CachePadded;
@@ -200,7 +200,7 @@ fn submit_to(shared: &Shared, job: Job) {
 /// Pushes `job` into `queues`: by the owner's path (chapter 5's push, no lock) into the queue at
 /// `own` when the caller is that queue's worker, otherwise through a submission queue found with
 /// this thread's probe. A full queue hands the job back. Chapter 7's pool pushes through this too.
-pub fn push_job(queues: &Queues<Job>, own: Option<usize>, job: Job) -> Result<(), Full<Job>> {
+pub fn push_job<T>(queues: &Queues<T>, own: Option<usize>, job: T) -> Result<(), Full<T>> {
     match own {
         Some(own) => {
             let q = queues.get(own).expect("a worker's queue");
@@ -221,7 +221,7 @@ pub fn push_job(queues: &Queues<Job>, own: Option<usize>, job: Job) -> Result<()
 /// One scan of every queue but `own`, from a start and an odd stride drawn from `r` (an odd
 /// stride over a power-of-two array visits every slot): the first task stolen, and the index of
 /// the queue it came from. [JDK: the scan loop of `runWorker`]
-pub fn scan(queues: &Queues<Job>, own: usize, r: u32) -> Option<(usize, Job)> {
+pub fn scan<T>(queues: &Queues<T>, own: usize, r: u32) -> Option<(usize, T)> {
     let n = queues.len();
     let (mut i, step) = (r as usize, ((r >> 16) | 1) as usize);
     for _ in 0..n {
@@ -237,15 +237,20 @@ pub fn scan(queues: &Queues<Job>, own: usize, r: u32) -> Option<(usize, Job)> {
 }
 
 /// The owner's LIFO take from its own queue. Only the worker that owns `q` may call it.
-pub fn pop_own(q: &Queue<Job>) -> Option<Job> {
-    let pin = pin();
+pub fn pop_own<T>(q: &Queue<T>) -> Option<T> {
     // SAFETY: only the worker that owns `q` calls this, and `next_local_task` returns null or
-    // a pointer its swap took, under `pin`.
-    unsafe { take_task(ch04_grow::take::next_local_task(q.work(), false), &pin) }
+    // a pointer its swap took.
+    unsafe { take_own(ch04_grow::take::next_local_task(q.work(), false)) }
 }
 
 /// A thief's take from any queue.
-pub fn steal(q: &Queue<Job>) -> Option<Job> {
+pub fn steal<T>(q: &Queue<T>) -> Option<T> {
+    // An empty queue costs two loads, not a pin: a scan passes over many empty queues, and a
+    // task pushed just after this look is found by the next scan (or by the idle worker's
+    // recheck). [JDK: `scan` reads the slot at base and moves on when it is null]
+    if q.work().is_empty() {
+        return None;
+    }
     let pin = pin();
     // SAFETY: `poll` returns null or a pointer its CAS took, under `pin`.
     unsafe { take_task(ch04_grow::take::poll(q.work(), &mut PollStats::default()), &pin) }
