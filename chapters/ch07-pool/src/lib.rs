@@ -16,6 +16,8 @@
 
 mod sleep;
 pub mod sync;
+#[cfg(not(loom))]
+mod task;
 
 /// Going idle and waiting for a joined task: the reference solution of the chapter 7 exercise.
 pub mod idle;

@@ -11,12 +11,13 @@ use ch06_nsteals::steals::{count_take, get_steal_count, retire};
 use ch06_nsteals::{Job, join_workers, pop_own, push_job, scan};
 use crossbeam_utils::CachePadded;
 
+use crate::task::Task;
 use crate::{IdleOps, Reference, Sleep};
 
 /// What the workers, the submitters and the handles share.
 struct Shared {
     /// Submission queues at even indices, workers' at odd ones (chapter 5).
-    queues: Queues<Job>,
+    queues: Queues<Task>,
     /// Chapter 6's per-worker steal counts (odd indices) and the exited workers' total.
     nsteals: Box<[CachePadded<AtomicU32>]>,
     steal_count: AtomicU64,
@@ -61,6 +62,13 @@ impl std::fmt::Display for Rejected {
 }
 
 impl std::error::Error for Rejected {}
+
+impl From<Task> for Rejected {
+    /// The task, runnable again as a closure; dropped unrun, it frees what it holds.
+    fn from(task: Task) -> Self {
+        Rejected(Box::new(move || task.run()))
+    }
+}
 
 /// How a thread waits for a task's result: the worker's `help_until` (the pool's `I`), or
 /// sleep for a thread outside the pool.
@@ -286,9 +294,9 @@ fn submit_to<I: IdleOps, R: Send + 'static>(
 fn wrap<R: Send + 'static>(
     slot: Arc<ResultSlot<R>>,
     f: impl FnOnce() -> R + Send + 'static,
-) -> Job {
-    // SAFETY: the job holds the Arc, so the slot is alive; the job runs once.
-    Box::new(move || unsafe { ResultSlot::run(Arc::as_ptr(&slot), f) })
+) -> Task {
+    // SAFETY: the task holds the Arc, so the slot is alive; a task runs once.
+    Task::boxed(move || unsafe { ResultSlot::run(Arc::as_ptr(&slot), f) })
 }
 
 /// Counts a task's panic in the stats of the pool whose worker ran it.
@@ -301,43 +309,66 @@ fn count_panic<R>(result: &std::thread::Result<R>) {
 }
 
 // ANCHOR: push
-/// Accepts `job` unless the pool is shut down, pushes it (a worker to its own queue, anyone
-/// else to a submission queue), then signals an idle worker.
-fn push(shared: &Shared, job: Job) -> Result<(), Rejected> {
+/// Accepts `task` unless the pool is shut down, pushes it (a worker to its own queue, anyone
+/// else to a submission queue), then signals an idle worker (a worker's push only when its
+/// queue looked empty).
+fn push(shared: &Shared, task: Task) -> Result<(), Task> {
     let own = on_worker_of(shared);
-    let pushed = if own.is_some() {
+    let pushed = if let Some(w) = own {
         // A worker's fork: the worker is alive, and scans its own queue before it exits.
         if shared.shutdown.load(Relaxed) {
-            return Err(Rejected(job)); // Relaxed: only whether to accept; nothing is lost
+            return Err(task); // Relaxed: only whether to accept; nothing is lost
         }
-        push_job(&shared.queues, own, job)
+        let pushed = push_job(&shared.queues, own, task);
+        if pushed.is_ok() && !looked_empty(shared, w) {
+            return Ok(()); // an older task is still queued: its push signalled already
+        }
+        pushed
     } else {
         // From outside: announce, then check. SeqCst on both sides (here and in `close` and
         // `may_exit`): either the worker's exit check sees us, or we see the shutdown.
         shared.submitting.fetch_add(1, SeqCst);
         if shared.shutdown.load(SeqCst) {
             shared.submitting.fetch_sub(1, Relaxed); // Relaxed: nothing was pushed
-            return Err(Rejected(job));
+            return Err(task);
         }
-        let pushed = push_job(&shared.queues, None, job);
+        let pushed = push_job(&shared.queues, None, task);
         // Release: a worker that reads our decrement then sees the task in its queue.
         shared.submitting.fetch_sub(1, Release);
         pushed
     };
-    pushed.map_err(|full| Rejected(full.into_task()))?;
+    pushed.map_err(|full| full.into_task())?;
     shared.sleep.signal(); // the producer's half of the handshake
     Ok(())
 }
 // ANCHOR_END: push
+
+// ANCHOR: looked_empty
+/// After the owner's push into its queue `own`: whether the slot below the new task is empty,
+/// so that the queue may have looked empty to a worker that then went idle. Only then does the
+/// push signal. When the slot below holds a task, the push that put it there (or one below)
+/// found an empty slot and signalled, and a woken thief that leaves tasks behind wakes the next
+/// worker (`propagate`). Most forks land on a non-empty queue and skip the fence and the
+/// sleepers' lock. Skipping can cost parallelism, never a task: a worker runs every task of its
+/// own queue before it goes idle or exits. [JDK 25: `WorkQueue.push` calls `signalWork` only
+/// when the slot at `s - 1` is null]
+fn looked_empty(shared: &Shared, own: usize) -> bool {
+    let q = shared.queues.get(own).expect("a worker's queue").work();
+    let s = q.top.load(Relaxed).wrapping_sub(1); // Relaxed: the owner's own field
+    // Acquire, as the JDK's getReferenceAcquire; a stale answer only wakes one worker too
+    // many or too few (see above).
+    q.array().at(s.wrapping_sub(1)).load(Acquire).is_null()
+}
+// ANCHOR_END: looked_empty
 
 // ANCHOR: join_in_task
 /// Forks `b` and runs `a` on the current worker, then waits for `b` while helping; returns both
 /// results. A panic in either reaches the caller, after both have finished. Panics when not
 /// called from a task. [JDK: `ForkJoinTask.invokeAll(a, b)`: fork, compute, join]
 ///
-/// `b`'s result goes to a slot in this frame, not to a shared allocation: this call does not
-/// return before `b` has run, so the frame outlives the forked job (rayon's `StackJob` makes
-/// the same argument). One allocation per fork instead of two.
+/// The forked task, `b` and the slot for its result, lives in this frame, not in an
+/// allocation: this call does not return before `b` has run, so the frame outlives the task
+/// (rayon's `StackJob` makes the same argument). The queue's box is the fork's one allocation.
 pub fn join_in_task<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send + 'static,
@@ -346,26 +377,24 @@ where
     RB: Send + 'static,
 {
     let (shared, helps) = current().expect("join_in_task runs inside a task of a ThreadPool");
-    let slot = ResultSlot::new();
-    let ptr = SlotPtr(&slot as *const ResultSlot<RB>);
-    let job: Job = Box::new(move || {
-        let ptr = ptr; // move the whole wrapper in (it is the Send one), not its field
-        // SAFETY: this frame does not return (nor unwind: the guard below) before `done` is
-        // true, and the job runs once.
-        unsafe { ResultSlot::run(ptr.0, b) }
-    });
-    // If anything below unwinds before `b` has run, the queued job would write into a dead
+    let forked = Forked { f: UnsafeCell::new(Some(b)), slot: ResultSlot::new() };
+    // SAFETY: `forked` stays in this frame until `done` (below, and the guard when unwinding);
+    // `Forked::run` is sound once from any thread (B and RB are Send).
+    let task = unsafe {
+        Task::on_stack(&forked as *const Forked<B, RB> as *const (), Forked::<B, RB>::run)
+    };
+    // If anything below unwinds before `b` has run, the queued task would write into a dead
     // frame: abort instead. (`a` and every helped task catch their own panics, so only a bug
     // in the waiting code itself can get here.)
     let guard = AbortOnUnwind;
     // After a shutdown the fork is rejected: run `b` here instead (nothing is lost).
-    push(shared, job).unwrap_or_else(|r| (r.0)());
+    push(shared, task).unwrap_or_else(Task::run);
     let ra = catch_unwind(AssertUnwindSafe(a));
-    let done = || slot.is_done();
+    let done = || forked.slot.is_done();
     helps(shared, &done);
     std::mem::forget(guard);
-    // SAFETY: `done` returned true: the job has stored its result and will not touch the slot.
-    let rb = unsafe { slot.take() };
+    // SAFETY: `done` returned true: the task has stored its result and will not touch `forked`.
+    let rb = unsafe { forked.slot.take() };
     match (ra, rb) {
         (Ok(ra), Ok(rb)) => (ra, rb),
         (Err(p), _) | (_, Err(p)) => resume_unwind(p),
@@ -384,12 +413,27 @@ pub fn fib(n: u64) -> u64 {
     a + b
 }
 
-/// The address of a slot in `join_in_task`'s frame, moved into the forked job.
-struct SlotPtr<R>(*const ResultSlot<R>);
+/// The task `join_in_task` forks, in its frame: the closure (taken once, by the run) and the
+/// slot for its result.
+struct Forked<B, RB> {
+    f: UnsafeCell<Option<B>>,
+    slot: ResultSlot<RB>,
+}
 
-// SAFETY: the job on another thread only runs `ResultSlot::run` through it (an `R: Send` value
-// moves in), and the slot outlives the job (see `join_in_task`).
-unsafe impl<R: Send> Send for SlotPtr<R> {}
+impl<B: FnOnce() -> RB, RB> Forked<B, RB> {
+    /// Runs the closure into the slot.
+    ///
+    /// # Safety
+    /// `data` points to a live `Forked<B, RB>` until its slot is done, and this is called once.
+    unsafe fn run(data: *const ()) {
+        let this = data as *const Self;
+        // SAFETY: live (caller); the one call, so no one else touches `f`.
+        let f = unsafe { (*(*this).f.get()).take().expect("a forked task runs once") };
+        // SAFETY: `slot` is live until it is done, and is run once; nothing here touches
+        // `this` after `ResultSlot::run` publishes the result.
+        unsafe { ResultSlot::run(&raw const (*this).slot, f) }
+    }
+}
 
 /// Aborts the process if dropped while unwinding (see `join_in_task`).
 struct AbortOnUnwind;
@@ -438,9 +482,9 @@ fn run_one(shared: &Shared, own: usize) -> bool {
     // joiner to the same queue first.
     let seed = advance_probe(HELP_SEED.get());
     HELP_SEED.set(seed);
-    match take(shared, own, seed).map(|(_, job)| job) {
-        Some(job) => {
-            job(); // a wrapped task catches its own panic
+    match take(shared, own, seed).map(|(_, task)| task) {
+        Some(task) => {
+            task.run(); // a wrapped task catches its own panic
             true
         }
         None => false,
@@ -448,11 +492,23 @@ fn run_one(shared: &Shared, own: usize) -> bool {
 }
 
 /// Own queue first, then a scan of the others from `seed`: the job and the queue it came from.
-fn take(shared: &Shared, own: usize, seed: u32) -> Option<(usize, Job)> {
-    if let Some(job) = shared.queues.get(own).and_then(pop_own) {
-        return Some((own, job));
+fn take(shared: &Shared, own: usize, seed: u32) -> Option<(usize, Task)> {
+    if let Some(task) = shared.queues.get(own).and_then(pop_own) {
+        return Some((own, task));
     }
-    scan(&shared.queues, own, advance_probe(seed))
+    let (from, task) = scan(&shared.queues, own, advance_probe(seed))?;
+    propagate(shared, from);
+    Some((from, task))
+}
+
+/// After a steal from queue `from`: if tasks are left there, wake another worker for them. The
+/// owner's pushes signal only when its queue looked empty (`looked_empty`), so a thief that
+/// takes the first of many tasks passes the signal on. [JDK 25: the scan in `runWorker` calls
+/// `signalWork` when the slot after the one it took is not null]
+fn propagate(shared: &Shared, from: usize) {
+    if shared.queues.get(from).is_some_and(|q| !q.work().is_empty()) {
+        shared.sleep.signal();
+    }
 }
 
 /// A worker whose scan found nothing may exit: the pool is shut down, no submitter is between
@@ -491,9 +547,9 @@ fn run_worker<I: IdleOps>(shared: &Arc<Shared>, w: usize) {
     let mut r = (own as u32).wrapping_mul(0x9e37_79b9) | 1;
     loop {
         r = advance_probe(r);
-        if let Some((from, job)) = take(shared, own, r) {
+        if let Some((from, task)) = take(shared, own, r) {
             count_take(&shared.nsteals[own], from, own); // [JDK: `w.nsteals = ++nsteals` in scan]
-            job(); // a wrapped task catches its own panic
+            task.run(); // a wrapped task catches its own panic
             continue;
         }
         if may_exit(shared) {
