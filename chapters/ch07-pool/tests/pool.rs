@@ -180,6 +180,34 @@ fn detached_forks_run_before_shutdown<I: IdleOps + 'static>() {
     });
 }
 
+/// A task forks three tasks and all four wait at one barrier, blocking (no helping): the four
+/// workers must all be awake. Only the first fork finds its queue empty and signals; the others
+/// are woken by the thief before them, which leaves tasks behind (the JDK's rule). A pool that
+/// does not pass the signal on deadlocks here (tried: without `propagate`, two workers sleep on).
+fn each_waiting_fork_gets_a_worker<I: IdleOps + 'static>() {
+    within(30, "four tasks at one barrier on four workers", || {
+        let pool: ThreadPool<I> = ThreadPool::new(4);
+        for _ in 0..20 {
+            let barrier = Arc::new(Barrier::new(4));
+            let b = barrier.clone();
+            pool.submit(move || {
+                let forks: Vec<_> = (0..3)
+                    .map(|_| {
+                        let b = b.clone();
+                        ch07_pool::fork(move || drop(b.wait())).unwrap()
+                    })
+                    .collect();
+                b.wait();
+                forks.into_iter().for_each(|h| h.join().unwrap());
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+        }
+        pool.shutdown();
+    });
+}
+
 fn stats_report_the_pool<I: IdleOps + 'static>() {
     within(30, "stats", || {
         let pool: ThreadPool<I> = ThreadPool::new(3);
@@ -218,6 +246,10 @@ macro_rules! suite {
         #[test]
         fn detached_forks_run_before_shutdown() {
             super::detached_forks_run_before_shutdown::<$ops>();
+        }
+        #[test]
+        fn each_waiting_fork_gets_a_worker() {
+            super::each_waiting_fork_gets_a_worker::<$ops>();
         }
         #[test]
         fn stats_report_the_pool() {
