@@ -27,8 +27,11 @@
 //! been pinned since before its task was taken), and a fork-join loop stops calling `malloc`
 //! and `free` once it runs warm.
 
-/// Boxes per deferred batch: one crossbeam `defer` (and one flag) per this many takes.
-pub const BATCH: usize = 512;
+/// Boxes per deferred batch: one crossbeam `defer`, flag and flush per this many takes. Large,
+/// because sealing pins: with more workers than cores, a worker preempted inside a seal holds
+/// the epoch back for its whole time slice, and with batches of 512 the boxes then waited for
+/// hundreds of batches (measured at 4 workers on 2 cores) while pushes went back to `malloc`.
+pub const BATCH: usize = 2048;
 
 /// Held while a thread reads task pointers out of slots (a crossbeam-epoch guard; nothing
 /// under loom, whose models are too small for an address to be reused).
@@ -104,8 +107,9 @@ mod limbo {
 
     use super::BATCH;
 
-    /// Recycled boxes kept per layout; past this many, the allocator gets them back.
-    const KEEP: usize = 32 * BATCH;
+    /// Recycled boxes kept per layout (a few batches: what is in flight while an epoch passes);
+    /// past this many, the allocator gets them back.
+    const KEEP: usize = 8 * BATCH;
 
     /// Memory of a taken task (the task moved out): an address and its layout.
     struct Garbage {

@@ -21,13 +21,14 @@ struct Shared {
     /// Chapter 6's per-worker steal counts (odd indices) and the exited workers' total.
     nsteals: Box<[CachePadded<AtomicU32>]>,
     steal_count: AtomicU64,
-    /// Idle workers and how to wake them.
-    sleep: Sleep,
+    /// Idle workers and how to wake them. Padded, as `submitting`: workers going idle and
+    /// submitters write these, and every fork reads `shutdown`, which must not share their line.
+    sleep: CachePadded<Sleep>,
     /// Threads from outside the pool between "not shut down" and "task visible in a queue"
     /// (see `push`). Tasks pushed by workers are not counted: a worker exits only after a scan
     /// finds every queue empty, and only a worker pushes to its own queue, so a task a worker
     /// pushed is run before that worker exits. Nothing is counted per task.
-    submitting: AtomicUsize,
+    submitting: CachePadded<AtomicUsize>,
     /// Set by `close`: no new tasks are accepted; workers exit once every queue is empty and
     /// no submitter is between its check and its push.
     shutdown: AtomicBool,
@@ -181,8 +182,8 @@ impl<I: IdleOps> ThreadPool<I> {
             queues: Queues::new(len, parallelism, 0),
             nsteals: (0..len).map(|_| CachePadded::new(AtomicU32::new(0))).collect(),
             steal_count: AtomicU64::new(0),
-            sleep: Sleep::new(parallelism),
-            submitting: AtomicUsize::new(0),
+            sleep: CachePadded::new(Sleep::new(parallelism)),
+            submitting: CachePadded::new(AtomicUsize::new(0)),
             shutdown: AtomicBool::new(false),
             panics: AtomicU64::new(0),
             broken: AtomicBool::new(false),
@@ -312,6 +313,10 @@ fn count_panic<R>(result: &std::thread::Result<R>) {
 /// Accepts `task` unless the pool is shut down, pushes it (a worker to its own queue, anyone
 /// else to a submission queue), then signals an idle worker (a worker's push only when its
 /// queue looked empty).
+///
+/// Inlined: called out of line, it reloaded the task its caller had just written through a
+/// failed store forward, a tenth of a fork's time in the profile.
+#[inline]
 fn push(shared: &Shared, task: Task) -> Result<(), Task> {
     let own = on_worker_of(shared);
     let pushed = if let Some(w) = own {

@@ -194,7 +194,10 @@ fn each_waiting_fork_gets_a_worker<I: IdleOps + 'static>() {
                 let forks: Vec<_> = (0..3)
                     .map(|_| {
                         let b = b.clone();
-                        ch07_pool::fork(move || drop(b.wait())).unwrap()
+                        ch07_pool::fork(move || {
+                            b.wait();
+                        })
+                        .unwrap()
                     })
                     .collect();
                 b.wait();
