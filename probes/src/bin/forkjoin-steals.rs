@@ -1,13 +1,14 @@
 //! The article's steal experiment on our pool and on rayon: 64 root tasks, each forking 256
 //! leaves (16,384 tasks), at parallelism 1, 2, 4, 8 and 16, printed in the article's format
 //! (`par= N forked=16384 steals=S ms=T`). With `--fib N` it also runs fib(N) with no cutoff
-//! (one fork and one join per call) on both. Each row is the median of `--runs` runs, with
-//! the min and max beside it, and the machine's cores and load average are printed first: on
+//! (one fork and one join per call) on both. Each row is the median of `--runs` runs after one
+//! untimed warm-up run (as the JDK probe does), with the min and max beside it, and the
+//! machine's cores and load average are printed first: on
 //! a busy machine, single runs are not stable (the article's were taken at load average 82.6).
 //!
 //! A leaf loops over a bound the compiler cannot see (`black_box`), so the work is not folded
 //! away. `--leaf N` fixes the iterations; `--leaf-us U` calibrates them so that one leaf costs
-//! about U microseconds on this machine, which is how `scripts/lab.sh` gives the Rust and the
+//! about U microseconds on this machine, which is how `scripts/lab.py` gives the Rust and the
 //! Java leaf (`probes/jdk/StealExperiment.java`) the same cost. The measured cost of one leaf
 //! is printed either way.
 //!
@@ -172,7 +173,7 @@ fn main() {
     let leaf_us = leaf_cost_us(n);
     println!(
         "# forkjoin-steals: 64 roots x 256 leaves, leaf={n} iterations ({leaf_us:.2} us each), \
-         {} run(s) per row, {}",
+         {} run(s) per row after a warm-up run, {}",
         o.runs,
         probes::machine()
     );
@@ -182,6 +183,7 @@ fn main() {
     println!("# ours (ch07 ThreadPool): steals = get_steal_count after shutdown (exact)");
     for &par in &o.pars {
         let (mut ms, mut steals) = (Vec::new(), Vec::new());
+        ours_roots(par, n); // warm-up, as the JDK probe does (caches, page faults, allocator)
         for _ in 0..o.runs {
             let (s, t) = ours_roots(par, n);
             steals.push(s as f64);
@@ -193,6 +195,7 @@ fn main() {
         "# rayon (a scope of 64 roots, each a scope spawning 256 leaves): no steal count exposed"
     );
     for &par in o.pars.iter().filter(|_| !o.ours_only) {
+        rayon_roots(par, n); // warm-up
         let mut ms: Vec<f64> = (0..o.runs).map(|_| rayon_roots(par, n)).collect();
         report(&o, "rayon", "64x256", par, &mut ms, &mut []);
     }
@@ -205,6 +208,7 @@ fn main() {
         );
         for &par in &o.pars {
             let (mut ms, mut steals) = (Vec::new(), Vec::new());
+            ours_fib(par, o.fib, want); // warm-up
             for _ in 0..o.runs {
                 let (s, t) = ours_fib(par, o.fib, want);
                 steals.push(s as f64);
@@ -213,6 +217,7 @@ fn main() {
             report(&o, "ours", &workload, par, &mut ms, &mut steals);
         }
         for &par in o.pars.iter().filter(|_| !o.ours_only) {
+            rayon_fib(par, o.fib, want); // warm-up
             let mut ms: Vec<f64> = (0..o.runs).map(|_| rayon_fib(par, o.fib, want)).collect();
             report(&o, "rayon", &workload, par, &mut ms, &mut []);
         }
