@@ -5,8 +5,9 @@
 //! (xorshift start, odd stride) and count steals as chapter 6 does. What this chapter adds:
 //!
 //! - [`Sleep`] and [`idle::await_work`]: a worker that finds nothing announces itself idle,
-//!   rechecks the queues, and only then parks; a producer signals after every push. The
-//!   Dekker-style pair of fences means no wake-up is lost (a loom model checks it).
+//!   rechecks the queues, and only then parks; a producer signals after its push (a worker's
+//!   push only when its queue looked empty, as the JDK's). The Dekker-style pair of fences
+//!   means no wake-up is lost (a loom model checks it).
 //! - [`ThreadPool::submit`], [`Handle::join`], [`fork`], [`join_in_task`]: tasks with results;
 //!   a worker that waits for a forked task helps by running other tasks
 //!   ([`idle::help_until`]) instead of blocking, so even one worker never deadlocks.

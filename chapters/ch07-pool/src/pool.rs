@@ -11,7 +11,7 @@ use ch06_nsteals::steals::{count_take, get_steal_count, retire};
 use ch06_nsteals::{Job, join_workers, pop_own, push_job, scan};
 use crossbeam_utils::CachePadded;
 
-use crate::task::Task;
+use crate::task::{RunOnce, Task};
 use crate::{IdleOps, Reference, Sleep};
 
 /// What the workers, the submitters and the handles share.
@@ -125,9 +125,41 @@ impl<R> ResultSlot<R> {
     }
 }
 
+/// A submitted or forked task: its closure and the slot for its result, in one allocation that
+/// the queued task and the [`Handle`] share.
+struct Spawned<F, R> {
+    /// Taken once, by the run.
+    f: UnsafeCell<Option<F>>,
+    slot: ResultSlot<R>,
+}
+
+// SAFETY: `f` is taken by the one run (`run_once`, on one thread) and never touched again;
+// `slot` is `ResultSlot`'s own protocol. F and R move between threads: both Send.
+unsafe impl<F: Send, R: Send> Sync for Spawned<F, R> {}
+
+impl<F: FnOnce() -> R + Send, R: Send> RunOnce for Spawned<F, R> {
+    fn run_once(&self) {
+        // SAFETY: only the run touches `f`, and a task runs once (`Task::run` consumes it).
+        let f = unsafe { (*self.f.get()).take() }.expect("a task runs once");
+        // SAFETY: the task's Arc keeps the slot alive through the run, which is its only one.
+        unsafe { ResultSlot::run(&self.slot, f) }
+    }
+}
+
+/// What a [`Handle`] needs of its task: the result slot (the closure's type is erased).
+trait HasSlot<R>: Send + Sync {
+    fn slot(&self) -> &ResultSlot<R>;
+}
+
+impl<F: Send, R: Send> HasSlot<R> for Spawned<F, R> {
+    fn slot(&self) -> &ResultSlot<R> {
+        &self.slot
+    }
+}
+
 /// A submitted task's result. [JDK: the `ForkJoinTask` returned by `submit`]
 pub struct Handle<R> {
-    slot: Arc<ResultSlot<R>>,
+    task: Arc<dyn HasSlot<R>>,
     shared: Arc<Shared>,
     helps: Helps,
 }
@@ -136,15 +168,15 @@ impl<R> Handle<R> {
     /// Waits for the task and returns its value, or the payload of its panic. From a worker of
     /// the same pool, the wait helps (runs other tasks); elsewhere it sleeps.
     pub fn join(self) -> std::thread::Result<R> {
-        let done = || self.slot.is_done();
+        let done = || self.task.slot().is_done();
         (self.helps)(&self.shared, &done);
         // SAFETY: `done` returned true, and `join` consumes the only handle to this slot.
-        unsafe { self.slot.take() }
+        unsafe { self.task.slot().take() }
     }
 
     /// Whether the task has finished.
     pub fn is_done(&self) -> bool {
-        self.slot.is_done()
+        self.task.slot().is_done()
     }
 }
 
@@ -286,18 +318,20 @@ fn submit_to<I: IdleOps, R: Send + 'static>(
     shared: &Arc<Shared>,
     f: impl FnOnce() -> R + Send + 'static,
 ) -> Result<Handle<R>, Rejected> {
-    let slot = Arc::new(ResultSlot::new());
-    push(shared, wrap(slot.clone(), f))?;
-    Ok(Handle { slot, shared: shared.clone(), helps: wait_or_help::<I> })
+    let (task, job) = spawn(f);
+    push(shared, job)?;
+    Ok(Handle { task, shared: shared.clone(), helps: wait_or_help::<I> })
 }
 
-/// Boxes `f` as a task that stores its result (or its panic) in `slot`.
-fn wrap<R: Send + 'static>(
-    slot: Arc<ResultSlot<R>>,
-    f: impl FnOnce() -> R + Send + 'static,
-) -> Task {
-    // SAFETY: the task holds the Arc, so the slot is alive; a task runs once.
-    Task::boxed(move || unsafe { ResultSlot::run(Arc::as_ptr(&slot), f) })
+/// `f` as a task that stores its result (or its panic) in a slot, and the handle's side of it.
+fn spawn<F, R>(f: F) -> (Arc<dyn HasSlot<R>>, Task)
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
+    let spawned = Arc::new(Spawned { f: UnsafeCell::new(Some(f)), slot: ResultSlot::new() });
+    let job = Task::shared(spawned.clone());
+    (spawned, job)
 }
 
 /// Counts a task's panic in the stats of the pool whose worker ran it.
@@ -577,13 +611,13 @@ pub fn fork<R: Send + 'static>(
     let Some((shared, helps)) = current() else {
         return Err(Rejected(Box::new(move || drop(f()))));
     };
-    let slot = Arc::new(ResultSlot::new());
-    push(shared, wrap(slot.clone(), f))?;
+    let (task, job) = spawn(f);
+    push(shared, job)?;
     // SAFETY: `shared` points into an Arc that the worker running this task holds for its
     // whole life; adding one strong count before `from_raw` keeps the counts balanced.
     let shared = unsafe {
         Arc::increment_strong_count(shared as *const Shared);
         Arc::from_raw(shared as *const Shared)
     };
-    Ok(Handle { slot, shared, helps })
+    Ok(Handle { task, shared, helps })
 }

@@ -3,12 +3,20 @@
 //!
 //! Chapter 6 queued boxed closures, `Box<dyn FnOnce()>`; the queue boxes each task again to give
 //! its slot a thin pointer (chapter 2), so every fork cost two allocations. A `Task` is three
-//! words with no owner of its own: a submitted task's state is one box (`Task::boxed`), and a
-//! task forked by `join_in_task` lives in the joiner's frame (`Task::on_stack`), which does not
-//! return before the task has run. That leaves the queue's box as the only allocation of a fork.
+//! words with no owner of its own: a submitted or forked task's closure and result slot are one
+//! `Arc`, shared with its handle (`Task::shared`), and a task forked by `join_in_task` lives in
+//! the joiner's frame (`Task::on_stack`), which does not return before the task has run. That
+//! leaves the queue's box, reused from earlier takes, as the only other allocation.
 //! [JDK: the queues hold `ForkJoinTask` references; the garbage collector frees them]
 
 use std::mem::ManuallyDrop;
+use std::sync::Arc;
+
+/// A job a [`Task`] can share: run once, from any thread.
+pub(crate) trait RunOnce: Send + Sync {
+    /// Runs the job; called once per job.
+    fn run_once(&self);
+}
 
 /// A task to run once: `run(data)` runs it, `drop(data)` disposes of it unrun.
 ///
@@ -21,27 +29,28 @@ pub(crate) struct Task {
 }
 
 // SAFETY: both constructors require state that may move to and run on another thread
-// (`F: Send`; `on_stack`'s caller vouches the same), and the invariant makes one call, once.
+// (`J: Send + Sync`; `on_stack`'s caller vouches the same), and the invariant makes one call,
+// once.
 unsafe impl Send for Task {}
 
 impl Task {
-    /// `f` in a box of its own; running the task frees the box.
-    pub(crate) fn boxed<F: FnOnce() + Send + 'static>(f: F) -> Task {
+    /// `job` behind an `Arc` (shared with whoever waits for its result); running the task runs
+    /// `job` once and drops the task's reference.
+    pub(crate) fn shared<J: RunOnce + 'static>(job: Arc<J>) -> Task {
         /// # Safety
-        /// `data` came from `Box::<F>::into_raw` in `boxed`, and this is the one call on it.
-        unsafe fn run<F: FnOnce()>(data: *const ()) {
-            // SAFETY: as above.
-            let f = unsafe { Box::from_raw(data as *mut F) };
-            f()
+        /// `data` came from `Arc::<J>::into_raw` in `shared`, and this is the one call on it.
+        unsafe fn run<J: RunOnce>(data: *const ()) {
+            // SAFETY: as above: the task's own reference, given back here.
+            let job = unsafe { Arc::from_raw(data as *const J) };
+            job.run_once();
         }
         /// # Safety
         /// As `run`.
-        unsafe fn drop<F>(data: *const ()) {
+        unsafe fn drop<J>(data: *const ()) {
             // SAFETY: as `run`.
-            std::mem::drop(unsafe { Box::from_raw(data as *mut F) })
+            std::mem::drop(unsafe { Arc::from_raw(data as *const J) })
         }
-        let data = Box::into_raw(Box::new(f)) as *const ();
-        Task { data, run: run::<F>, drop: drop::<F> }
+        Task { data: Arc::into_raw(job) as *const (), run: run::<J>, drop: drop::<J> }
     }
 
     /// A task whose state lives elsewhere (in `join_in_task`'s frame): `run(data)` runs it.
