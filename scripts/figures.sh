@@ -171,6 +171,8 @@ cmd="cargo run --release -p probes --bin forkjoin-steals -- --runs 5 --leaf-us 1
 { label "forkjoin-steals: ours and rayon, same machine, same run" "$cmd"; $cmd; } > chapters/ch07-pool/figures/forkjoin-steals.txt
 cmd="probes/jdk/run.sh StealExperiment 5 15us"
 { label "StealExperiment on the real JDK 25 ForkJoinPool" "$cmd"; $cmd; } > chapters/ch07-pool/figures/jdk-steal-experiment.txt
+cmd="probes/jdk/run.sh StealExperiment 5 15us 0 1,2,4,8,16 norows lifo"
+{ label "StealExperiment on the real JDK 25, each root joining its leaves newest first" "$cmd"; $cmd; } > chapters/ch07-pool/figures/jdk-steal-experiment-lifo.txt
 echo "[figures] ch07: fib(30) without cutoff and 64 x 256, beside rayon"
 criterion ch07-pool fork_join 5
 { label "fork/join beside rayon (criterion)" "$cmd"

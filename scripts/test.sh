@@ -186,6 +186,9 @@ jdk_probes() {
   out=$(probes/jdk/run.sh StealExperiment 1 100 2>&1) || { echo "$out"; return 1; }
   echo "$out"
   grep -q "^par= 16 forked=16384 steals=" <<<"$out" || return 1
+  out=$(probes/jdk/run.sh StealExperiment 1 100 0 2 norows lifo 2>&1) || { echo "$out"; return 1; }
+  echo "$out"
+  grep -q "joins its leaves newest first" <<<"$out" && grep -q "^par= 2 forked=16384 steals=" <<<"$out" || return 1
   out=$(probes/jdk/run.sh ContentionReplica barrier 1 2000 2>&1) || { echo "$out"; return 1; }
   echo "$out"
   grep -q "check: every task taken exactly once" <<<"$out"

@@ -10,7 +10,10 @@
 //         and the Rust leaf the same cost);
 //   fib   also run fib(N) with no cutoff (fork, compute, join per call); 0 skips it;
 //   pars  comma-separated parallelisms (default 1,2,4,8,16);
-//   rows  `rows` adds the tab-separated lines scripts/lab.py reads.
+//   rows  `rows` adds the tab-separated lines scripts/lab.py reads (anything else: none);
+//   join  `lifo` joins each root's leaves newest first; default `fifo`, the article's order
+//         (oldest first), in which the JDK's join runs the leaf in place at the base end of its
+//         queue (`tryRemoveAndExec`), where the thieves take.
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -21,6 +24,7 @@ import java.util.concurrent.RecursiveTask;
 
 public class StealExperiment {
     static volatile long bound = 20000; // read at run time: the JIT cannot fold the loop
+    static boolean lifoJoins = false;   // set once by main, before any pool starts
 
     // The same rounds as the Rust leaf: rotate, multiply, xor.
     static long leaf() {
@@ -52,7 +56,8 @@ public class StealExperiment {
             List<Leaf> leaves = new ArrayList<>(256);
             for (int i = 0; i < 256; i++) { Leaf l = new Leaf(); l.fork(); leaves.add(l); }
             long x = 0;
-            for (Leaf l : leaves) x ^= l.join();
+            if (lifoJoins) for (int i = leaves.size() - 1; i >= 0; i--) x ^= leaves.get(i).join();
+            else for (Leaf l : leaves) x ^= l.join();
             return x;
         }
     }
@@ -123,6 +128,7 @@ public class StealExperiment {
         int[] pars = args.length > 3 ? Arrays.stream(args[3].split(",")).mapToInt(Integer::parseInt).toArray()
                                      : new int[] {1, 2, 4, 8, 16};
         boolean tsv = args.length > 4 && args[4].equals("rows");
+        lifoJoins = args.length > 5 && args[5].equals("lifo");
         if (leafArg.endsWith("us")) {
             double want = Double.parseDouble(leafArg.substring(0, leafArg.length() - 2));
             bound = 100_000;
@@ -138,6 +144,8 @@ public class StealExperiment {
         System.out.printf("# StealExperiment (JDK 25 ForkJoinPool): 64 roots x 256 leaves, leaf=%d iterations (%.2f us each), %d run(s) per row after a warm-up, %d cores, load average %s%n",
                           bound, leafUs, runs, Runtime.getRuntime().availableProcessors(), load);
         if (tsv) System.out.printf("leaf\tjava\t%d\t%.3f%n", bound, leafUs);
+        System.out.printf("# each root joins its leaves %s%n",
+                          lifoJoins ? "newest first (lifo)" : "oldest first (fifo, the article's order)");
         rows("64x256", "forked=16384", pars, runs, tsv, StealExperiment::roots);
         if (fibN > 0) {
             long want = fibPlain(fibN);
