@@ -13,7 +13,7 @@ use crate::{PollOps, PollStats, Reference};
 /// The shared state of a work-stealing queue: chapter 1's ring with atomic slots.
 ///
 /// Who writes what (the invariants every function here keeps):
-/// - `array[i]` holds a task (`Box::into_raw`) or null. The owner's push writes a task;
+/// - `array[i]` holds a task (a box from `reclaim::boxed`) or null. The owner's push writes a task;
 ///   whoever takes the task writes null, with an atomic swap (owner) or CAS (thief), so
 ///   *the slot decides who owns a task*: exactly one swap or CAS gets it.
 /// - `top` is written by the owner only. `base` is written only by whoever just took the
@@ -79,7 +79,7 @@ impl<T> Drop for WorkQueue<T> {
             // AtomicPtr has no `get_mut`, so a load it is).
             let p = slot.load(Ordering::Relaxed);
             if !p.is_null() {
-                // SAFETY: a non-null slot holds a pointer from `Box::into_raw` in `push` that no
+                // SAFETY: a non-null slot holds a box from `reclaim::boxed` in `push` that no
                 // one took (taking nulls the slot), and `&mut self` means no one else can now.
                 drop(unsafe { Box::from_raw(p) });
             }

@@ -34,13 +34,13 @@
 pub const BATCH: usize = 2048;
 
 /// Held while a thread reads task pointers out of slots (a crossbeam-epoch guard; nothing
-/// under loom, whose models are too small for an address to be reused).
+/// under loom, whose models never wrap the ring while a thief holds a pointer).
 pub struct Pin {
     #[cfg(not(loom))]
     _guard: crossbeam_epoch::Guard,
 }
 
-/// Pins the current thread for one take.
+/// Pins the current thread for one poll (from its first slot read to its CAS).
 pub fn pin() -> Pin {
     Pin {
         #[cfg(not(loom))]
@@ -49,9 +49,13 @@ pub fn pin() -> Pin {
 }
 
 /// Moves `task` into memory of its own, for a slot: a recycled box of its layout when this
-/// thread has one whose epoch has passed, else a new one. Free it as a `Box<T>`, or through
-/// [`take_task`]/[`take_own`].
+/// thread has one whose epoch has passed, else a new one (same layout either way, so it may be
+/// freed as a `Box<T>`, or handed to [`take_task`]/[`take_own`]).
+///
+/// Zero-sized tasks are refused at compile time: all their boxes share one dangling address, so
+/// no epoch could keep a thief's CAS from matching a later task's.
 pub fn boxed<T>(task: T) -> *mut T {
+    const { assert!(size_of::<T>() > 0, "a queue's task type must not be zero-sized") };
     #[cfg(not(loom))]
     if let Some(m) = limbo::reuse(std::alloc::Layout::new::<T>()) {
         let p = m.cast::<T>();
@@ -90,8 +94,8 @@ pub unsafe fn take_own<T>(p: *mut T) -> Option<T> {
     #[cfg(not(loom))]
     limbo::keep(p.cast(), std::alloc::Layout::new::<T>());
     #[cfg(loom)]
-    // SAFETY: the memory came from Box::into_raw and the task was moved out above; loom
-    // models never reuse an address within one execution.
+    // SAFETY: the memory came from Box::into_raw and the task was moved out above. An early
+    // free is harmless here: loom's models never wrap the ring while a thief holds a pointer.
     drop(unsafe { Box::from_raw(p.cast::<std::mem::MaybeUninit<T>>()) });
     Some(task)
 }

@@ -155,7 +155,8 @@ impl<T> Drop for WorkQueue<T> {
         for cell in a.cells.iter() {
             let p = cell.load(Ordering::Relaxed); // as above
             if !p.is_null() {
-                // SAFETY: a task nobody took, from Box::into_raw in `push`; no one else is left.
+                // SAFETY: a task nobody took, boxed by `reclaim::boxed` in `push` (a `Box<T>`'s
+                // layout); no one else is left.
                 drop(unsafe { Box::from_raw(p) });
             }
         }

@@ -6,8 +6,10 @@
 //!
 //! - [`Sleep`] and [`idle::await_work`]: a worker that finds nothing announces itself idle,
 //!   rechecks the queues, and only then parks; a producer signals after its push (a worker's
-//!   push only when its queue looked empty, as the JDK's). The Dekker-style pair of fences
-//!   means no wake-up is lost (a loom model checks it).
+//!   push only when its queue looked empty, and a thief that leaves tasks behind signals on,
+//!   as the JDK's do). The Dekker-style pair of fences means no wake-up is lost (a loom model
+//!   checks the handshake; the skip rule's argument is on `looked_empty`, and a test checks
+//!   that every waiting fork gets a worker).
 //! - [`ThreadPool::submit`], [`Handle::join`], [`fork`], [`join_in_task`]: tasks with results;
 //!   a worker that waits for a forked task helps by running other tasks
 //!   ([`idle::help_until`]) instead of blocking, so even one worker never deadlocks.

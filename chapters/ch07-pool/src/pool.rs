@@ -65,7 +65,9 @@ impl std::fmt::Display for Rejected {
 impl std::error::Error for Rejected {}
 
 impl From<Task> for Rejected {
-    /// The task, runnable again as a closure; dropped unrun, it frees what it holds.
+    /// The task, runnable again as a closure; dropped unrun, it frees what it holds. Only for
+    /// tasks from `Task::shared` (`submit`, `fork`): an `on_stack` task points into a frame and
+    /// must never become a `'static` closure; `join_in_task` runs a rejected fork at once.
     fn from(task: Task) -> Self {
         Rejected(Box::new(move || task.run()))
     }
@@ -130,6 +132,7 @@ impl<R> ResultSlot<R> {
 struct Spawned<F, R> {
     /// Taken once, by the run.
     f: UnsafeCell<Option<F>>,
+    /// Its result, read by the handle's `join` after `done`.
     slot: ResultSlot<R>,
 }
 
@@ -169,7 +172,9 @@ impl<R> Handle<R> {
     /// the same pool, the wait helps (runs other tasks); elsewhere it sleeps.
     pub fn join(self) -> std::thread::Result<R> {
         let done = || self.task.slot().is_done();
-        (self.helps)(&self.shared, &done);
+        while !done() {
+            (self.helps)(&self.shared, &done); // may be the reader's code: check again
+        }
         // SAFETY: `done` returned true, and `join` consumes the only handle to this slot.
         unsafe { self.task.slot().take() }
     }
@@ -360,7 +365,7 @@ fn push(shared: &Shared, task: Task) -> Result<(), Task> {
         }
         let pushed = push_job(&shared.queues, own, task);
         if pushed.is_ok() && !looked_empty(shared, w) {
-            return Ok(()); // an older task is still queued: its push signalled already
+            return Ok(()); // a task below is still queued: the thief that takes it signals on
         }
         pushed
     } else {
@@ -394,9 +399,10 @@ fn push(shared: &Shared, task: Task) -> Result<(), Task> {
 fn looked_empty(shared: &Shared, own: usize) -> bool {
     let q = shared.queues.get(own).expect("a worker's queue").work();
     let s = q.top.load(Relaxed).wrapping_sub(1); // Relaxed: the owner's own field
-    // Acquire, as the JDK's getReferenceAcquire; a stale answer only wakes one worker too
-    // many or too few (see above).
-    q.array().at(s.wrapping_sub(1)).load(Acquire).is_null()
+    // SeqCst, after the push's SeqCst swap: with the thief's SeqCst CAS and its SeqCst look at
+    // the next slot (`propagate`), one of the two sees the other, so one of them signals.
+    // (The JDK reads with getReferenceAcquire after a full fence; free on x86 either way.)
+    q.array().at(s.wrapping_sub(1)).load(SeqCst).is_null()
 }
 // ANCHOR_END: looked_empty
 
@@ -430,7 +436,11 @@ where
     push(shared, task).unwrap_or_else(Task::run);
     let ra = catch_unwind(AssertUnwindSafe(a));
     let done = || forked.slot.is_done();
-    helps(shared, &done);
+    // A loop, not one call: `help_until` may be the reader's code, and returning before `done`
+    // would free this frame under the queued task.
+    while !done() {
+        helps(shared, &done);
+    }
     std::mem::forget(guard);
     // SAFETY: `done` returned true: the task has stored its result and will not touch `forked`.
     let rb = unsafe { forked.slot.take() };
@@ -455,7 +465,9 @@ pub fn fib(n: u64) -> u64 {
 /// The task `join_in_task` forks, in its frame: the closure (taken once, by the run) and the
 /// slot for its result.
 struct Forked<B, RB> {
+    /// The closure, taken once by the run.
     f: UnsafeCell<Option<B>>,
+    /// Its result, read by `join_in_task` after `done`.
     slot: ResultSlot<RB>,
 }
 
@@ -530,7 +542,7 @@ fn run_one(shared: &Shared, own: usize) -> bool {
     }
 }
 
-/// Own queue first, then a scan of the others from `seed`: the job and the queue it came from.
+/// Own queue first, then a scan of the others from `seed`: the task and the queue it came from.
 fn take(shared: &Shared, own: usize, seed: u32) -> Option<(usize, Task)> {
     if let Some(task) = shared.queues.get(own).and_then(pop_own) {
         return Some((own, task));
@@ -540,12 +552,17 @@ fn take(shared: &Shared, own: usize, seed: u32) -> Option<(usize, Task)> {
     Some((from, task))
 }
 
-/// After a steal from queue `from`: if tasks are left there, wake another worker for them. The
-/// owner's pushes signal only when its queue looked empty (`looked_empty`), so a thief that
-/// takes the first of many tasks passes the signal on. [JDK 25: the scan in `runWorker` calls
-/// `signalWork` when the slot after the one it took is not null]
+/// After a steal from queue `from`: if a task waits at the new `base`, wake another worker for
+/// it. The owner's pushes signal only when the slot below looked empty (`looked_empty`), so a
+/// thief that takes the first of many tasks passes the signal on. Either the pushing owner sees
+/// the slot below still full (and skips), and then this thief's look comes later in the SeqCst
+/// order and sees the new task; or the owner sees it emptied and signals itself. [JDK 25: the
+/// scan in `runWorker` calls `signalWork` when the slot after the one it took is not null]
 fn propagate(shared: &Shared, from: usize) {
-    if shared.queues.get(from).is_some_and(|q| !q.work().is_empty()) {
+    let Some(q) = shared.queues.get(from).map(|q| q.work()) else { return };
+    let b = q.base.load(Acquire); // at least one past the task we took (our own store, or later)
+    if !q.array().at(b).load(SeqCst).is_null() {
+        // SeqCst: see above
         shared.sleep.signal();
     }
 }

@@ -20,7 +20,9 @@ struct Parker {
 
 /// The idle workers of a pool.
 pub struct Sleep {
-    /// How many workers are announced (on `idle`). Read by every producer after a push.
+    /// How many workers are announced (on `idle`). Read by every producer that signals (after
+    /// an outside push, a worker's push onto a queue that looked empty, or a steal that leaves
+    /// tasks behind).
     sleeping: AtomicUsize,
     /// Announced workers, most recent last. [JDK: the `ctl` stack of idle workers]
     idle: Mutex<Vec<usize>>,

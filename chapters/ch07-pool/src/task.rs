@@ -54,7 +54,8 @@ impl Task {
     }
 
     /// A task whose state lives elsewhere (in `join_in_task`'s frame): `run(data)` runs it.
-    /// Dropping it unrun does nothing.
+    /// Dropping it unrun does nothing, and leaves whoever waits for it waiting forever: such a
+    /// task is run, never dropped (`join_in_task` runs a rejected fork itself).
     ///
     /// # Safety
     /// `data` stays valid until the task has run; `run(data)` may be called once, from any
