@@ -552,6 +552,7 @@ fn take(shared: &Shared, own: usize, seed: u32) -> Option<(usize, Task)> {
     Some((from, task))
 }
 
+// ANCHOR: propagate
 /// After a steal from queue `from`: if a task waits at the new `base`, wake another worker for
 /// it. The owner's pushes signal only when the slot below looked empty (`looked_empty`), so a
 /// thief that takes the first of many tasks passes the signal on. Either the pushing owner sees
@@ -566,6 +567,7 @@ fn propagate(shared: &Shared, from: usize) {
         shared.sleep.signal();
     }
 }
+// ANCHOR_END: propagate
 
 /// A worker whose scan found nothing may exit: the pool is shut down, no submitter is between
 /// its check and its push, and every queue is empty. (A task pushed after this check can only
