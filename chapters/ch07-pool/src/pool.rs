@@ -160,20 +160,29 @@ impl<F: Send, R: Send> HasSlot<R> for Spawned<F, R> {
     }
 }
 
-/// A submitted task's result. [JDK: the `ForkJoinTask` returned by `submit`]
+/// A submitted or forked task's result. [JDK: the `ForkJoinTask` returned by `submit`/`fork`]
 pub struct Handle<R> {
     task: Arc<dyn HasSlot<R>>,
-    shared: Arc<Shared>,
-    helps: Helps,
+    /// For a handle from `submit`: the pool and its waiting strategy. `None` for one from
+    /// `fork`, which would otherwise bump the pool's one shared reference count on every fork
+    /// and every join (the contended line that was a third of a fork's time): its `join` helps
+    /// whichever pool the joining thread works for, if any. The pool need not be kept alive for
+    /// it: a pool runs every task it accepted before its workers exit.
+    pool: Option<(Arc<Shared>, Helps)>,
 }
 
 impl<R> Handle<R> {
     /// Waits for the task and returns its value, or the payload of its panic. From a worker of
-    /// the same pool, the wait helps (runs other tasks); elsewhere it sleeps.
+    /// a pool, the wait helps (runs other tasks of that pool); elsewhere it sleeps.
     pub fn join(self) -> std::thread::Result<R> {
         let done = || self.task.slot().is_done();
+        // A loop: the helping wait may be the reader's code (it must not return early).
         while !done() {
-            (self.helps)(&self.shared, &done); // may be the reader's code: check again
+            match (&self.pool, current()) {
+                (Some((shared, helps)), _) => helps(shared, &done),
+                (None, Some((shared, helps))) => helps(shared, &done),
+                (None, None) => wait_outside(None, &done),
+            }
         }
         // SAFETY: `done` returned true, and `join` consumes the only handle to this slot.
         unsafe { self.task.slot().take() }
@@ -325,7 +334,7 @@ fn submit_to<I: IdleOps, R: Send + 'static>(
 ) -> Result<Handle<R>, Rejected> {
     let (task, job) = spawn(f);
     push(shared, job)?;
-    Ok(Handle { task, shared: shared.clone(), helps: wait_or_help::<I> })
+    Ok(Handle { task, pool: Some((shared.clone(), wait_or_help::<I>)) })
 }
 
 /// `f` as a task that stores its result (or its panic) in a slot, and the handle's side of it.
@@ -506,21 +515,25 @@ impl Drop for AbortOnUnwind {
 fn wait_or_help<I: IdleOps>(shared: &Shared, done: &dyn Fn() -> bool) {
     match on_worker_of(shared) {
         Some(own) => I::help_until(done, || run_one(shared, own)),
-        None => {
-            let mut spins = 0u32;
-            while !done() {
-                assert!(
-                    !shared.broken.load(Relaxed),
-                    "a worker thread of the pool died of a panic outside any task (its message \
-                     is above): the task waited for may never run"
-                );
-                spins += 1;
-                if spins < 100 {
-                    std::thread::yield_now();
-                } else {
-                    std::thread::sleep(std::time::Duration::from_micros(50));
-                }
-            }
+        None => wait_outside(Some(shared), done),
+    }
+}
+
+/// A thread that cannot help (not a worker of the task's pool) yields, then sleeps, until
+/// `done`; with the pool at hand, it gives up if a worker died outside any task.
+fn wait_outside(shared: Option<&Shared>, done: &dyn Fn() -> bool) {
+    let mut spins = 0u32;
+    while !done() {
+        assert!(
+            !shared.is_some_and(|s| s.broken.load(Relaxed)),
+            "a worker thread of the pool died of a panic outside any task (its message is \
+             above): the task waited for may never run"
+        );
+        spins += 1;
+        if spins < 100 {
+            std::thread::yield_now();
+        } else {
+            std::thread::sleep(std::time::Duration::from_micros(50));
         }
     }
 }
@@ -627,16 +640,10 @@ fn run_worker<I: IdleOps>(shared: &Arc<Shared>, w: usize) {
 pub fn fork<R: Send + 'static>(
     f: impl FnOnce() -> R + Send + 'static,
 ) -> Result<Handle<R>, Rejected> {
-    let Some((shared, helps)) = current() else {
+    let Some((shared, _)) = current() else {
         return Err(Rejected(Box::new(move || drop(f()))));
     };
     let (task, job) = spawn(f);
     push(shared, job)?;
-    // SAFETY: `shared` points into an Arc that the worker running this task holds for its
-    // whole life; adding one strong count before `from_raw` keeps the counts balanced.
-    let shared = unsafe {
-        Arc::increment_strong_count(shared as *const Shared);
-        Arc::from_raw(shared as *const Shared)
-    };
-    Ok(Handle { task, shared, helps })
+    Ok(Handle { task, pool: None })
 }

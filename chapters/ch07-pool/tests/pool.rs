@@ -211,6 +211,18 @@ fn each_waiting_fork_gets_a_worker<I: IdleOps + 'static>() {
     });
 }
 
+/// A handle from `fork` does not keep its pool alive: it can leave the pool inside a result and
+/// be joined after `shutdown`, because a pool runs every task it accepted before it stops.
+fn a_forked_handle_outlives_its_pool<I: IdleOps + 'static>() {
+    within(30, "a forked handle joined after shutdown", || {
+        let pool: ThreadPool<I> = ThreadPool::new(2);
+        let forked = pool.submit(|| ch07_pool::fork(|| 6 * 7).unwrap()).unwrap().join().unwrap();
+        pool.shutdown();
+        assert!(forked.is_done(), "shutdown returned before an accepted task ran");
+        assert_eq!(forked.join().unwrap(), 42);
+    });
+}
+
 fn stats_report_the_pool<I: IdleOps + 'static>() {
     within(30, "stats", || {
         let pool: ThreadPool<I> = ThreadPool::new(3);
@@ -253,6 +265,10 @@ macro_rules! suite {
         #[test]
         fn each_waiting_fork_gets_a_worker() {
             super::each_waiting_fork_gets_a_worker::<$ops>();
+        }
+        #[test]
+        fn a_forked_handle_outlives_its_pool() {
+            super::a_forked_handle_outlives_its_pool::<$ops>();
         }
         #[test]
         fn stats_report_the_pool() {
