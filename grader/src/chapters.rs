@@ -132,6 +132,23 @@ mod tests {
         }
     }
 
+    /// `--hint` reveals a section's hints one at a time: every chapter's hints file has a
+    /// section per check it runs, each with at least one hint, and no section for anything else.
+    #[test]
+    fn each_hints_file_has_hints_for_each_check() {
+        for c in CHAPTERS {
+            let text = std::fs::read_to_string(format!("../{}", c.hints())).unwrap();
+            let sections = crate::hints::sections(&text);
+            for s in &sections {
+                assert!(crate::checks::Check::parse(&s.check).is_some(), "{}: {:?}", c.id, s.check);
+                assert!(!s.hints.is_empty(), "{}: section {} has no hint", c.id, s.check);
+            }
+            for check in ["build", "tests", "clippy"] {
+                assert!(sections.iter().any(|s| s.check == check), "{}: no {check} hints", c.id);
+            }
+        }
+    }
+
     /// A failed loom model sends the reader to a section of the page: it must exist.
     #[test]
     fn each_loom_chapter_names_a_section_of_its_page() {

@@ -3,7 +3,8 @@
 //! ```text
 //! cargo grade                 progress over all chapters
 //! cargo grade ch01            grade chapters/ch01-ring/src/exercise.rs, print a report card
-//! cargo grade ch01 --hint     hints for the checks that failed last time
+//! cargo grade ch01 --hint     one more hint for each check that failed last time
+//! cargo grade ch01 --hint --all   every hint for those checks
 //! cargo grade --reset [ch01]  forget saved progress
 //! cargo grade --check [ch01]  for CI: the reference passes every check, the shipped
 //!                             stub fails, every mutant is caught by the check it names
@@ -13,6 +14,7 @@
 
 mod chapters;
 mod checks;
+mod hints;
 mod mutants;
 mod run;
 mod state;
@@ -50,9 +52,14 @@ fn main() -> ExitCode {
         })
         .map(|(_, a)| a.as_str())
         .collect();
-    let known = ["--check", "--hint", "--reset", "--list", "--help", "--mutant"];
+    let known = ["--check", "--hint", "--all", "--reset", "--list", "--help", "--mutant"];
     if let Some(bad) = args.iter().find(|a| a.starts_with("--") && !known.contains(&a.as_str())) {
         eprintln!("grade: unknown option {bad}\n");
+        eprintln!("{}", usage());
+        return ExitCode::from(2);
+    }
+    if flag("--all") && !flag("--hint") {
+        eprintln!("grade: --all goes with --hint (every hint at once)\n");
         eprintln!("{}", usage());
         return ExitCode::from(2);
     }
@@ -112,7 +119,7 @@ fn main() -> ExitCode {
             progress(&state);
             ExitCode::SUCCESS
         }
-        [c] if flag("--hint") => hints(&root, c, &state),
+        [c] if flag("--hint") => hints(&root, c, &mut state, flag("--all")),
         [c] => grade(&root, c, &mut state),
         _ => {
             eprintln!("grade: one chapter at a time, please (or --check for all)");
@@ -122,7 +129,7 @@ fn main() -> ExitCode {
 }
 
 fn usage() -> &'static str {
-    "usage: cargo grade [CHAPTER] [--hint] | --reset [CHAPTER] | --check [CHAPTER...] | --list\n\
+    "usage: cargo grade [CHAPTER] [--hint [--all]] | --reset [CHAPTER] | --check [CHAPTER...] | --list\n\
      \x20      cargo grade CHAPTER --mutant NAME   (write a known-wrong variant, print its path)\n\
      CHAPTER is ch01, ch01-ring or 1."
 }
@@ -256,8 +263,9 @@ fn look_at(chapter: &Chapter, check: Check) -> String {
     }
 }
 
-/// Prints the hints of the checks that failed last time (all hints if none is known).
-fn hints(root: &Path, chapter: &Chapter, state: &State) -> ExitCode {
+/// Prints, for each check that failed last time (each check before a first grading), one hint
+/// more than the last `--hint` showed, or every hint with `all`.
+fn hints(root: &Path, chapter: &Chapter, state: &mut State, all: bool) -> ExitCode {
     let path = root.join(chapter.hints());
     let Ok(text) = std::fs::read_to_string(&path) else {
         eprintln!("grade: no hints file at {}", path.display());
@@ -265,13 +273,23 @@ fn hints(root: &Path, chapter: &Chapter, state: &State) -> ExitCode {
     };
     let failed = state.failed(chapter.id);
     let mut shown = 0;
-    for section in text.split("\n## ").skip(1) {
-        let (head, body) = section.split_once('\n').unwrap_or((section, ""));
-        if failed.is_empty() || failed.iter().any(|f| head.trim() == f) {
-            println!("Hints for {}:\n{}", head.trim(), body.trim_end());
-            println!();
-            shown += 1;
+    for section in hints::sections(&text) {
+        if !(failed.is_empty() || failed.contains(&section.check)) {
+            continue;
         }
+        let before = state.hints_shown(chapter.id, &section.check);
+        let (text, n) = hints::reveal(&section, before, all);
+        state.set_hints_shown(chapter.id, &section.check, n);
+        let total = section.hints.len();
+        println!("Hints for {} ({n} of {total}):\n{}", section.check, text.trim_end());
+        if n < total {
+            println!(
+                "(cargo grade {} --hint again for the next one; --hint --all for every one)",
+                chapter.id
+            );
+        }
+        println!();
+        shown += 1;
     }
     if shown == 0 {
         println!(

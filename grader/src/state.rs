@@ -1,4 +1,5 @@
-//! The reader's progress: which checks passed at the last grading of each chapter.
+//! The reader's progress: which checks passed at the last grading of each chapter, and how many
+//! hints of each check the reader has been shown.
 //! Kept in `.grade/progress.json`; `cargo grade --reset` removes it.
 
 use std::path::{Path, PathBuf};
@@ -27,7 +28,9 @@ impl State {
             .unwrap_or(0);
         let passed: Vec<_> = checks.iter().filter(|c| c.1).map(|c| c.0).collect();
         let failed: Vec<_> = checks.iter().filter(|c| !c.1).map(|c| c.0).collect();
-        self.data[chapter] = json!({ "passed": passed, "failed": failed, "done": failed.is_empty(), "unix_time": when });
+        // The hints already read stay read: a new grading does not hide them again.
+        let hints = self.data[chapter].get("hints").cloned().unwrap_or_else(|| json!({}));
+        self.data[chapter] = json!({ "passed": passed, "failed": failed, "done": failed.is_empty(), "unix_time": when, "hints": hints });
         self.save();
     }
 
@@ -42,6 +45,22 @@ impl State {
             .as_array()
             .map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect())
             .unwrap_or_default()
+    }
+
+    /// How many hints of `check` the reader was shown (`cargo grade chNN --hint`).
+    pub fn hints_shown(&self, chapter: &str, check: &str) -> usize {
+        self.data[chapter]["hints"][check].as_u64().unwrap_or(0) as usize
+    }
+
+    pub fn set_hints_shown(&mut self, chapter: &str, check: &str, n: usize) {
+        if !self.data[chapter].is_object() {
+            self.data[chapter] = json!({});
+        }
+        if !self.data[chapter]["hints"].is_object() {
+            self.data[chapter]["hints"] = json!({});
+        }
+        self.data[chapter]["hints"][check] = json!(n);
+        self.save();
     }
 
     pub fn reset(&mut self, chapter: Option<&str>) {
