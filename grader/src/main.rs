@@ -6,7 +6,8 @@
 //! cargo grade ch01 --hint     one more hint for each check that failed last time
 //! cargo grade ch01 --hint --all   every hint for those checks
 //! cargo grade --reset [ch01]  forget saved progress
-//! cargo grade --check [ch01]  for CI: the reference passes every check, the shipped
+//! cargo grade --check [ch01]  for CI: the reference passes every check (and, through the
+//!                             benchmark gate, times within 1.4x of itself), the shipped
 //!                             stub fails, every mutant is caught by the check it names
 //! cargo grade --list          the chapters
 //! cargo grade ch02 --mutant NAME  write that known-wrong variant to target/grade, print its path
@@ -318,6 +319,15 @@ fn write_mutant(root: &Path, chapter: &Chapter, name: &str) -> Result<PathBuf, S
     Ok(file)
 }
 
+/// How far the reference, compiled as the exercise, may time from itself in `--check`.
+const FAIR_GATE: f64 = 1.4;
+
+/// The ratio in a bench verdict's text (`... per run: 1.03x (limit 2.0x)`).
+fn bench_ratio(text: &str) -> Option<f64> {
+    let (_, rest) = text.split_once("per run: ")?;
+    rest.split_once('x')?.0.parse().ok()
+}
+
 /// `--check`: one line per claim, then `N passed, N failed`.
 fn self_check(root: &Path, chapters: &[&'static Chapter]) -> ExitCode {
     let (mut passed, mut failed) = (0u32, 0u32);
@@ -331,6 +341,20 @@ fn self_check(root: &Path, chapters: &[&'static Chapter]) -> ExitCode {
         for (check, v) in run_checks(&target(root, chapter, reference.clone(), "solution"), None) {
             let ok = !matches!(v, Verdict::Fail(_));
             claim(ok, format!("{} solution passes {}: {}", chapter.id, check.name(), one_line(&v)));
+            if let (Check::Bench, Verdict::Pass(text)) = (check, &v) {
+                // The gate must compare like with like: the reference, compiled as the exercise,
+                // times about as the reference. (A loop straddling a 32-byte boundary in one copy
+                // once made a verbatim copy 1.46x slower; see .cargo/config.toml.)
+                let fair = bench_ratio(text).is_some_and(|r| r <= FAIR_GATE);
+                claim(
+                    fair,
+                    format!(
+                        "{} gate is fair: the reference as exercise within {FAIR_GATE}x of itself ({})",
+                        chapter.id,
+                        bench_ratio(text).map_or("no ratio".into(), |r| format!("{r:.2}x"))
+                    ),
+                );
+            }
         }
 
         println!("== {}: the shipped stub", chapter.id);
@@ -440,4 +464,17 @@ fn summary(results: &[(Check, Verdict)]) -> String {
         })
         .collect::<Vec<_>>()
         .join("; ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `bench_ratio` reads what the bench check prints (checks.rs, `bench`).
+    #[test]
+    fn reads_the_ratio_of_a_bench_verdict() {
+        let text = "101.8 µs vs reference 96.6 µs per run: 1.05x (limit 2.0x)";
+        assert_eq!(bench_ratio(text), Some(1.05));
+        assert_eq!(bench_ratio("no benchmark gate in this chapter"), None);
+    }
 }
