@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use chapters::{CHAPTERS, Chapter};
-use checks::{Check, Target, Verdict};
+use checks::{Check, Target, Verdict, bench_ratio};
 use state::State;
 
 fn main() -> ExitCode {
@@ -322,12 +322,6 @@ fn write_mutant(root: &Path, chapter: &Chapter, name: &str) -> Result<PathBuf, S
 /// How far the reference, compiled as the exercise, may time from itself in `--check`.
 const FAIR_GATE: f64 = 1.4;
 
-/// The ratio in a bench verdict's text (`... per run: 1.03x (limit 2.0x)`).
-fn bench_ratio(text: &str) -> Option<f64> {
-    let (_, rest) = text.split_once("per run: ")?;
-    rest.split_once('x')?.0.parse().ok()
-}
-
 /// `--check`: one line per claim, then `N passed, N failed`.
 fn self_check(root: &Path, chapters: &[&'static Chapter]) -> ExitCode {
     let (mut passed, mut failed) = (0u32, 0u32);
@@ -464,17 +458,4 @@ fn summary(results: &[(Check, Verdict)]) -> String {
         })
         .collect::<Vec<_>>()
         .join("; ")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// `bench_ratio` reads what the bench check prints (checks.rs, `bench`).
-    #[test]
-    fn reads_the_ratio_of_a_bench_verdict() {
-        let text = "101.8 µs vs reference 96.6 µs per run: 1.05x (limit 2.0x)";
-        assert_eq!(bench_ratio(text), Some(1.05));
-        assert_eq!(bench_ratio("no benchmark gate in this chapter"), None);
-    }
 }

@@ -117,7 +117,9 @@ mod limbo {
 
     /// Memory of a taken task (the task moved out): an address and its layout.
     struct Garbage {
+        /// From the global allocator (through `boxed`); holds no value.
         memory: *mut u8,
+        /// Its task's layout: never zero-sized (`boxed` refuses those).
         layout: Layout,
     }
 
@@ -126,10 +128,8 @@ mod limbo {
         /// The memory came from the global allocator with `layout`, holds no value, and no one
         /// else holds it.
         unsafe fn free(self) {
-            if self.layout.size() > 0 {
-                // SAFETY: as above (a zero-sized `Box` allocates nothing).
-                unsafe { std::alloc::dealloc(self.memory, self.layout) }
-            }
+            // SAFETY: as above; the layout is not zero-sized, so this is a real allocation.
+            unsafe { std::alloc::dealloc(self.memory, self.layout) }
         }
     }
 
@@ -215,7 +215,7 @@ mod limbo {
                 }
             };
             let list = &mut self.ready[i].1;
-            if list.len() < KEEP && g.layout.size() > 0 {
+            if list.len() < KEEP {
                 list.push(g.memory);
             } else {
                 // SAFETY: the epoch has passed: no thread holds the address, and it holds no

@@ -127,25 +127,53 @@ impl<R> ResultSlot<R> {
     }
 }
 
-/// A submitted or forked task: its closure and the slot for its result, in one allocation that
-/// the queued task and the [`Handle`] share.
-struct Spawned<F, R> {
+/// A task not yet run: its closure and the slot for its result. In `join_in_task`'s frame for a
+/// forked half, or in one `Arc` that the queued task and the [`Handle`] share for `submit` and
+/// `fork`.
+struct Pending<F, R> {
     /// Taken once, by the run.
     f: UnsafeCell<Option<F>>,
-    /// Its result, read by the handle's `join` after `done`.
+    /// Its result, read by whoever waits, after `done`.
     slot: ResultSlot<R>,
 }
 
-// SAFETY: `f` is taken by the one run (`run_once`, on one thread) and never touched again;
-// `slot` is `ResultSlot`'s own protocol. F and R move between threads: both Send.
-unsafe impl<F: Send, R: Send> Sync for Spawned<F, R> {}
+// SAFETY: `f` is taken by the one run (on one thread) and never touched again; `slot` is
+// `ResultSlot`'s own protocol. F and R move between threads: both Send.
+unsafe impl<F: Send, R: Send> Sync for Pending<F, R> {}
 
-impl<F: FnOnce() -> R + Send, R: Send> RunOnce for Spawned<F, R> {
+impl<F: FnOnce() -> R, R> Pending<F, R> {
+    fn new(f: F) -> Self {
+        Pending { f: UnsafeCell::new(Some(f)), slot: ResultSlot::new() }
+    }
+
+    /// Runs the closure into the slot. A raw pointer, as `ResultSlot::run` takes: the waiter
+    /// may free a frame-held task as soon as `done` is set.
+    ///
+    /// # Safety
+    /// `this` points to a live `Pending` until its slot is done, and this is called once.
+    unsafe fn run(this: *const Self) {
+        // SAFETY: live (caller); the one call, so no one else touches `f`.
+        let f = unsafe { (*(*this).f.get()).take() }.expect("a task runs once");
+        // SAFETY: `slot` is live until it is done, and is run once; nothing here touches
+        // `this` after `ResultSlot::run` publishes the result.
+        unsafe { ResultSlot::run(&raw const (*this).slot, f) }
+    }
+
+    /// `run` for `Task::on_stack`, which erases the type.
+    ///
+    /// # Safety
+    /// As `run`, for `data` pointing to a `Pending<F, R>`.
+    unsafe fn run_erased(data: *const ()) {
+        // SAFETY: as above.
+        unsafe { Self::run(data.cast()) }
+    }
+}
+
+impl<F: FnOnce() -> R + Send, R: Send> RunOnce for Pending<F, R> {
     fn run_once(&self) {
-        // SAFETY: only the run touches `f`, and a task runs once (`Task::run` consumes it).
-        let f = unsafe { (*self.f.get()).take() }.expect("a task runs once");
-        // SAFETY: the task's Arc keeps the slot alive through the run, which is its only one.
-        unsafe { ResultSlot::run(&self.slot, f) }
+        // SAFETY: the task's Arc keeps `self` alive through the run, and a task runs once
+        // (`Task::run` consumes it).
+        unsafe { Pending::run(self) }
     }
 }
 
@@ -154,7 +182,7 @@ trait HasSlot<R>: Send + Sync {
     fn slot(&self) -> &ResultSlot<R>;
 }
 
-impl<F: Send, R: Send> HasSlot<R> for Spawned<F, R> {
+impl<F: Send, R: Send> HasSlot<R> for Pending<F, R> {
     fn slot(&self) -> &ResultSlot<R> {
         &self.slot
     }
@@ -178,10 +206,14 @@ impl<R> Handle<R> {
         let done = || self.task.slot().is_done();
         // A loop: the helping wait may be the reader's code (it must not return early).
         while !done() {
-            match (&self.pool, current()) {
-                (Some((shared, helps)), _) => helps(shared, &done),
-                (None, Some((shared, helps))) => helps(shared, &done),
-                (None, None) => wait_outside(None, &done),
+            match self
+                .pool
+                .as_ref()
+                .map(|(shared, helps)| (&**shared, *helps))
+                .or_else(|| current())
+            {
+                Some((shared, helps)) => helps(shared, &done),
+                None => wait_outside(None, &done),
             }
         }
         // SAFETY: `done` returned true, and `join` consumes the only handle to this slot.
@@ -343,7 +375,7 @@ where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
 {
-    let spawned = Arc::new(Spawned { f: UnsafeCell::new(Some(f)), slot: ResultSlot::new() });
+    let spawned = Arc::new(Pending::new(f));
     let job = Task::shared(spawned.clone());
     (spawned, job)
 }
@@ -431,11 +463,11 @@ where
     RB: Send + 'static,
 {
     let (shared, helps) = current().expect("join_in_task runs inside a task of a ThreadPool");
-    let forked = Forked { f: UnsafeCell::new(Some(b)), slot: ResultSlot::new() };
+    let forked = Pending::new(b);
     // SAFETY: `forked` stays in this frame until `done` (below, and the guard when unwinding);
-    // `Forked::run` is sound once from any thread (B and RB are Send).
+    // `Pending::run` is sound once from any thread (B and RB are Send).
     let task = unsafe {
-        Task::on_stack(&forked as *const Forked<B, RB> as *const (), Forked::<B, RB>::run)
+        Task::on_stack(&forked as *const Pending<B, RB> as *const (), Pending::<B, RB>::run_erased)
     };
     // If anything below unwinds before `b` has run, the queued task would write into a dead
     // frame: abort instead. (`a` and every helped task catch their own panics, so only a bug
@@ -469,30 +501,6 @@ pub fn fib(n: u64) -> u64 {
     }
     let (a, b) = join_in_task(move || fib(n - 1), move || fib(n - 2));
     a + b
-}
-
-/// The task `join_in_task` forks, in its frame: the closure (taken once, by the run) and the
-/// slot for its result.
-struct Forked<B, RB> {
-    /// The closure, taken once by the run.
-    f: UnsafeCell<Option<B>>,
-    /// Its result, read by `join_in_task` after `done`.
-    slot: ResultSlot<RB>,
-}
-
-impl<B: FnOnce() -> RB, RB> Forked<B, RB> {
-    /// Runs the closure into the slot.
-    ///
-    /// # Safety
-    /// `data` points to a live `Forked<B, RB>` until its slot is done, and this is called once.
-    unsafe fn run(data: *const ()) {
-        let this = data as *const Self;
-        // SAFETY: live (caller); the one call, so no one else touches `f`.
-        let f = unsafe { (*(*this).f.get()).take().expect("a forked task runs once") };
-        // SAFETY: `slot` is live until it is done, and is run once; nothing here touches
-        // `this` after `ResultSlot::run` publishes the result.
-        unsafe { ResultSlot::run(&raw const (*this).slot, f) }
-    }
 }
 
 /// Aborts the process if dropped while unwinding (see `join_in_task`).
