@@ -61,7 +61,13 @@ MOVED = {
         ("ch06-nsteals/src/pool.rs::Shared", "pool.rs::Shared",
          "what the workers share: sleepers, shutdown and a broken flag join the counters"),
         ("ch06-nsteals/src/pool.rs::run_worker", "pool.rs::run_worker",
-         "the worker parks instead of sleeping, and exits on shutdown"),
+         "the worker parks instead of sleeping, scans again after a stall, and exits on shutdown"),
+        ("ch04-grow/src/take.rs::poll", "scan.rs::try_poll",
+         "the scan's poll: on a stalled queue it returns instead of spinning"),
+        ("ch06-nsteals/src/pool.rs::steal", "scan.rs::steal",
+         "a steal says whether the queue was empty or stalled"),
+        ("ch06-nsteals/src/pool.rs::scan", "scan.rs::scan",
+         "the scan passes a stalled queue by, and says so"),
     ],
 }
 

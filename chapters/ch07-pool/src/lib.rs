@@ -27,6 +27,8 @@ pub mod idle;
 
 #[cfg(not(loom))]
 mod pool;
+#[cfg(not(loom))]
+pub mod scan;
 
 pub use sleep::Sleep;
 

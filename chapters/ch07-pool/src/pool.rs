@@ -8,9 +8,11 @@ use std::thread::JoinHandle;
 
 use ch05_phase::{Queues, advance_probe};
 use ch06_nsteals::steals::{count_take, get_steal_count, retire};
-use ch06_nsteals::{Job, join_workers, pop_own, push_job, scan};
+use ch06_nsteals::{Job, join_workers, pop_own, push_job};
 use crossbeam_utils::CachePadded;
 
+use crate::scan::{Polled, scan};
+use crate::sync::yield_now;
 use crate::task::{RunOnce, Task};
 use crate::{IdleOps, Reference, Sleep};
 
@@ -554,23 +556,25 @@ fn run_one(shared: &Shared, own: usize) -> bool {
     // joiner to the same queue first.
     let seed = advance_probe(HELP_SEED.get());
     HELP_SEED.set(seed);
-    match take(shared, own, seed).map(|(_, task)| task) {
-        Some(task) => {
+    match take(shared, own, seed) {
+        Polled::Task((_, task)) => {
             task.run(); // a wrapped task catches its own panic
             true
         }
-        None => false,
+        Polled::Empty | Polled::Stalled => false,
     }
 }
 
 /// Own queue first, then a scan of the others from `seed`: the task and the queue it came from.
-fn take(shared: &Shared, own: usize, seed: u32) -> Option<(usize, Task)> {
+fn take(shared: &Shared, own: usize, seed: u32) -> Polled<(usize, Task)> {
     if let Some(task) = shared.queues.get(own).and_then(pop_own) {
-        return Some((own, task));
+        return Polled::Task((own, task));
     }
-    let (from, task) = scan(&shared.queues, own, advance_probe(seed))?;
-    propagate(shared, from);
-    Some((from, task))
+    let found = scan(&shared.queues, own, advance_probe(seed));
+    if let Polled::Task((from, _)) = found {
+        propagate(shared, from);
+    }
+    found
 }
 
 // ANCHOR: propagate
@@ -626,10 +630,19 @@ fn run_worker<I: IdleOps>(shared: &Arc<Shared>, w: usize) {
     let mut r = (own as u32).wrapping_mul(0x9e37_79b9) | 1;
     loop {
         r = advance_probe(r);
-        if let Some((from, task)) = take(shared, own, r) {
-            count_take(&shared.nsteals[own], from, own); // [JDK: `w.nsteals = ++nsteals` in scan]
-            task.run(); // a wrapped task catches its own panic
-            continue;
+        match take(shared, own, r) {
+            Polled::Task((from, task)) => {
+                count_take(&shared.nsteals[own], from, own); // [JDK: `w.nsteals = ++nsteals`]
+                task.run(); // a wrapped task catches its own panic
+                continue;
+            }
+            Polled::Stalled => {
+                // Someone is between two stores: scan again, not idle. The yield lets it
+                // finish when it is the thread that was descheduled. [JDK: `rescan`]
+                yield_now();
+                continue;
+            }
+            Polled::Empty => {}
         }
         if may_exit(shared) {
             break;
