@@ -211,6 +211,8 @@ if command -v perf >/dev/null && perf stat -e task-clock true >/dev/null 2>&1; t
   cargo build -q --release -p probes --bin forkjoin-steals --bin queue-ops
   profile chapters/contention/profile-fib.txt "fib(30), our pool, 2 workers" \
     target/release/forkjoin-steals --runs 5 --leaf 1 --par 2 --fib 30 --ours-only
+  profile chapters/contention/profile-fib-16.txt "fib(30), our pool, 16 workers on 2 cores" \
+    target/release/forkjoin-steals --runs 5 --leaf 1 --par 16 --fib 30 --ours-only
   profile chapters/contention/profile-queue.txt "our queue alone: push+pop, push+steal, 1 owner + 1 thief" \
     target/release/queue-ops --runs 20 --ours-only --thieves 1
 else

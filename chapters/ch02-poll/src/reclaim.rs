@@ -9,42 +9,55 @@
 //! thieves all waiting for it to move.) Java cannot fail like this: while the thief holds `t`,
 //! the garbage collector will not reuse its memory.
 //!
-//! Rust needs the same promise explicitly. A thief holds a [`Pin`] (an epoch of
-//! crossbeam-epoch) from its first slot read to its CAS, and every taker moves the task out at
-//! once but *defers* freeing its memory until every thread pinned at the time has unpinned: no
-//! pointer a thief can still compare against is ever reused. The owner takes with swaps, which
-//! compare nothing, so its own takes need no pin ([`take_own`]); its garbage waits all the same,
-//! since a thief may hold the address. Chapter 4 meets the same problem with whole arrays.
+//! Rust needs the same promise explicitly. A thief holds a [`Pin`] from its first slot read
+//! to its CAS, and every taker moves the task out at once but keeps its memory until every
+//! thread pinned at the time has unpinned: no pointer a thief can still compare against is
+//! ever reused. The owner takes with swaps, which compare nothing, so its own takes need no
+//! pin ([`take_own`]); its garbage waits all the same, since a thief may hold the address.
+//! Chapter 4 meets the same problem with whole arrays.
 //!
-//! Deferring each box on its own through crossbeam-epoch costs more than the take: the epoch's
-//! bags fill, go to a global queue, and are freed later by whichever thread collects them, so
-//! most frees cross threads and contend on the allocator (the contention lab's profile showed
-//! it). So each thread keeps its garbage in a thread-local limbo and defers one small closure
-//! per batch of [`BATCH`] boxes: the closure only raises the batch's flag. Once the flag is up,
-//! the thread *recycles* the boxes: [`boxed`], which every push calls, takes one of the right
-//! size before it asks the allocator. The promise is the same (an address comes back only after
-//! every thread pinned when its batch was sealed has unpinned, and a thief holding a pointer has
-//! been pinned since before its task was taken), and a fork-join loop stops calling `malloc`
-//! and `free` once it runs warm.
+//! This is epoch-based reclamation (Fraser's; crossbeam-epoch is the Rust library), cut down to
+//! what a work-stealing queue needs:
+//! - **Pins** (`pins`): each thread has a counter, odd while it is pinned; pinning is a store
+//!   and a SeqCst fence, unpinning a store. No global epoch.
+//! - **Limbo** (`limbo`): each thread keeps what it took, and every [`BATCH`] takes *seals* a
+//!   batch: a fence, then a look at every thread's counter, noting those that are odd. The
+//!   batch is past its pins once each noted counter has moved on. Then the thread *recycles*
+//!   the boxes: [`boxed`], which every push calls, takes one of the right size before it asks
+//!   the allocator, so a fork-join loop stops calling `malloc` and `free` once it runs warm.
+//!
+//! Why not crossbeam-epoch itself, which this module used first: per box, its bags of garbage
+//! went to a global queue and were freed by whichever thread collected them, across threads
+//! (the contention lab's profile showed the allocator). Per batch, with its `defer` and `flush`,
+//! the boxes came back, but only while threads had cores: a seal pins, `flush` allocates and
+//! frees the epoch's bags while pinned, and with 16 workers on 2 cores some seals stayed pinned
+//! for 40 ms, the whole run. One global epoch then stopped for everyone, and nine pushes in ten
+//! went back to `malloc` (measured; the contention page tells the story). Here a seal pins
+//! nothing and allocates nothing while it looks, and a thread stopped inside its pin holds back
+//! only the batches sealed while it was pinned.
 
-/// Boxes per deferred batch: one crossbeam `defer`, flag and flush per this many takes. Large,
-/// because sealing pins: with more workers than cores, a worker preempted inside a seal holds
-/// the epoch back for its whole time slice, and with batches of 512 the boxes then waited for
-/// hundreds of batches (measured at 4 workers on 2 cores) while pushes went back to `malloc`.
+/// Boxes per batch: one fence, one lock and one look at every thread's pin counter per this many
+/// takes. (Batches of 256 timed the same on fib(30); larger ones keep more memory waiting.)
 pub const BATCH: usize = 2048;
 
-/// Held while a thread reads task pointers out of slots (a crossbeam-epoch guard; nothing
-/// under loom, whose models never wrap the ring while a thief holds a pointer).
+/// Held while a thread reads task pointers out of slots: its counter is odd meanwhile (nothing
+/// under loom, whose models never wrap the ring while a thief holds a pointer). Pins nest.
 pub struct Pin {
-    #[cfg(not(loom))]
-    _guard: crossbeam_epoch::Guard,
+    /// Not `Send`: the counter marked is this thread's.
+    _not_send: std::marker::PhantomData<*const ()>,
 }
 
 /// Pins the current thread for one poll (from its first slot read to its CAS).
 pub fn pin() -> Pin {
-    Pin {
+    #[cfg(not(loom))]
+    pins::enter();
+    Pin { _not_send: std::marker::PhantomData }
+}
+
+impl Drop for Pin {
+    fn drop(&mut self) {
         #[cfg(not(loom))]
-        _guard: crossbeam_epoch::pin(),
+        pins::leave();
     }
 }
 
@@ -101,17 +114,128 @@ pub unsafe fn take_own<T>(p: *mut T) -> Option<T> {
 }
 
 #[cfg(not(loom))]
+mod pins {
+    //! Every thread's pin counter, and the look a seal takes at them.
+
+    use std::cell::Cell;
+    use std::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
+    use std::sync::atomic::{AtomicU64, fence};
+    use std::sync::{Arc, Mutex, PoisonError};
+
+    use crossbeam_utils::CachePadded;
+
+    /// One thread's pin counter: odd while the thread is pinned. Only that thread writes it;
+    /// each pin and each unpin adds one, so a value once seen odd never comes back.
+    type Counter = CachePadded<AtomicU64>;
+
+    /// The counters of the threads alive now (a thread registers on its first pin or seal and
+    /// leaves when it exits). Locked once per seal and once per thread start and exit.
+    static THREADS: Mutex<Vec<Arc<Counter>>> = Mutex::new(Vec::new());
+
+    /// This thread's counter and how deep its pins are nested.
+    struct Me {
+        counter: Arc<Counter>,
+        depth: Cell<u32>,
+    }
+
+    impl Me {
+        fn register() -> Me {
+            let counter = Arc::new(Counter::default());
+            THREADS.lock().unwrap_or_else(PoisonError::into_inner).push(counter.clone());
+            Me { counter, depth: Cell::new(0) }
+        }
+    }
+
+    impl Drop for Me {
+        fn drop(&mut self) {
+            let mut threads = THREADS.lock().unwrap_or_else(PoisonError::into_inner);
+            threads.retain(|c| !Arc::ptr_eq(c, &self.counter));
+        }
+    }
+
+    thread_local! {
+        static ME: Me = Me::register();
+    }
+
+    // ANCHOR: enter
+    /// Pins this thread (the outermost of nested pins marks the counter odd).
+    pub(super) fn enter() {
+        ME.with(|me| {
+            let depth = me.depth.get();
+            if depth == 0 {
+                let c = me.counter.load(Relaxed); // Relaxed: only this thread writes it
+                me.counter.store(c + 1, Relaxed); // Relaxed: the fence below orders it
+                // SeqCst fence: the slot reads that follow may not move above the mark. A
+                // seal's fence and look pair with it (Dekker): either the seal sees the mark,
+                // or this thread's reads see the slot already emptied by the take.
+                fence(SeqCst);
+            }
+            me.depth.set(depth + 1);
+        });
+    }
+    // ANCHOR_END: enter
+
+    /// Unpins (the outermost unpin marks the counter even).
+    pub(super) fn leave() {
+        // `try_with`: a pin dropped while the thread exits finds `ME` gone; nothing to mark.
+        let _ = ME.try_with(|me| {
+            let depth = me.depth.get() - 1;
+            me.depth.set(depth);
+            if depth == 0 {
+                let c = me.counter.load(Relaxed); // Relaxed: only this thread writes it
+                // Release: the pinned reads happen before a reuse that sees this store.
+                me.counter.store(c + 1, Release);
+            }
+        });
+    }
+
+    /// What a batch waits for: the threads that were pinned when it was sealed, and the odd
+    /// value each counter had then.
+    #[derive(Default)]
+    pub(super) struct Pinned(Vec<(Arc<Counter>, u64)>);
+
+    // ANCHOR: pinned
+    impl Pinned {
+        /// The threads pinned now, other than this one (whose own pin, if any, is the one its
+        /// caller's take ran under: it holds no other pointer).
+        pub(super) fn now() -> Pinned {
+            // SeqCst fence: the takes before it (swaps and CASes that emptied the slots) may
+            // not move below the look at the counters. Pairs with the fence in `enter`.
+            fence(SeqCst);
+            let me = ME.try_with(|me| Arc::as_ptr(&me.counter)).ok();
+            let threads = THREADS.lock().unwrap_or_else(PoisonError::into_inner);
+            Pinned(
+                threads
+                    .iter()
+                    .filter(|c| Some(Arc::as_ptr(c)) != me)
+                    .filter_map(|c| {
+                        let v = c.load(Relaxed); // Relaxed: the fence above orders it
+                        (v % 2 == 1).then(|| (c.clone(), v))
+                    })
+                    .collect(),
+            )
+        }
+
+        /// Whether every thread noted has unpinned since.
+        pub(super) fn passed(&self) -> bool {
+            // Acquire: pairs with `leave`'s Release; the reuse comes after the unpin.
+            self.0.iter().all(|(c, v)| c.load(Acquire) != *v)
+        }
+    }
+    // ANCHOR_END: pinned
+}
+
+#[cfg(not(loom))]
 mod limbo {
     use std::alloc::Layout;
     use std::cell::RefCell;
     use std::collections::VecDeque;
-    use std::sync::Arc;
-    use std::sync::atomic::AtomicBool;
-    use std::sync::atomic::Ordering::{Acquire, Release};
+    use std::sync::{Mutex, PoisonError};
 
     use super::BATCH;
+    use super::pins::Pinned;
 
-    /// Recycled boxes kept per layout (a few batches: what is in flight while an epoch passes);
+    /// Recycled boxes kept per layout (a few batches: what is in flight while pins clear);
     /// past this many, the allocator gets them back.
     const KEEP: usize = 8 * BATCH;
 
@@ -133,15 +257,28 @@ mod limbo {
         }
     }
 
-    /// One thread's taken boxes: waiting for their epoch, then ready for reuse.
+    /// A sealed batch and the pins it waits for.
+    struct Sealed {
+        pinned: Pinned,
+        boxes: Vec<Garbage>,
+    }
+
+    // SAFETY: a `Garbage` is an address and a layout; the memory it names is owned by no one
+    // else (its task was moved out) and is freed once, by whichever thread frees the batch.
+    unsafe impl Send for Sealed {}
+
+    /// Batches left by threads that exited before their pins cleared; any later seal frees the
+    /// ones that have.
+    static ORPHANS: Mutex<Vec<Sealed>> = Mutex::new(Vec::new());
+
+    /// One thread's taken boxes: waiting for their pins, then ready for reuse.
     #[derive(Default)]
     struct Limbo {
         /// Taken since the last batch was sealed.
         open: Vec<Garbage>,
-        /// Sealed batches, oldest first, each with the flag its deferred closure raises once
-        /// every thread pinned at the seal has unpinned.
-        sealed: VecDeque<(Arc<AtomicBool>, Vec<Garbage>)>,
-        /// Boxes whose epoch has passed, by layout (a thread sees one or two layouts).
+        /// Sealed batches, oldest first.
+        sealed: VecDeque<Sealed>,
+        /// Boxes whose pins have cleared, by layout (a thread sees one or two layouts).
         ready: Vec<(Layout, Vec<*mut u8>)>,
         /// Emptied batch vectors, reused (a fresh one per seal would be a large allocation).
         spare: Vec<Vec<Garbage>>,
@@ -151,7 +288,7 @@ mod limbo {
         static LIMBO: RefCell<Limbo> = RefCell::default();
     }
 
-    /// A box of `layout` whose epoch has passed, if this thread has one.
+    /// A box of `layout` whose pins have cleared, if this thread has one.
     pub(super) fn reuse(layout: Layout) -> Option<*mut u8> {
         // `try_with`: during thread exit the limbo may be gone; then the allocator serves.
         LIMBO
@@ -164,7 +301,7 @@ mod limbo {
     }
 
     /// Keeps `memory` (of `layout`), just taken; every `BATCH` takes, seals a batch and moves
-    /// the batches whose epoch has passed to `ready`.
+    /// the batches whose pins have cleared to `ready`.
     pub(super) fn keep(memory: *mut u8, layout: Layout) {
         let g = Garbage { memory, layout };
         // `try_with`: while the thread exits, its limbo may be gone; the box then leaks (the
@@ -179,33 +316,26 @@ mod limbo {
     }
 
     impl Limbo {
-        /// Defers the open batch: a thief that may still hold one of its addresses has been
-        /// pinned since before that task was taken, so it is pinned now, and the closure runs
-        /// only after it unpins. The pin here is only what `defer` needs.
+        /// Seals the open batch: a thief that may still hold one of its addresses has been
+        /// pinned since before that task was taken, so it is pinned now, and `Pinned::now`
+        /// notes it. Then recycles every batch, oldest first, whose noted pins have cleared.
+        // ANCHOR: seal
         fn seal(&mut self) {
-            let guard = crossbeam_epoch::pin();
-            let flag = Arc::new(AtomicBool::new(false));
-            let raise = flag.clone();
-            // Release: pairs with the Acquire below: the reuse comes after every unpin the
-            // epoch waited for.
-            guard.defer(move || raise.store(true, Release));
-            // Hand the closure to the epoch now and let it advance: left alone, crossbeam
-            // collects only every 128 pins, and with owners that take without pinning that
-            // can be tens of thousands of takes, while the boxes wait in the limbo.
-            guard.flush();
             let fresh = self.spare.pop().unwrap_or_else(|| Vec::with_capacity(BATCH));
-            let batch = std::mem::replace(&mut self.open, fresh);
-            self.sealed.push_back((flag, batch));
-            while self.sealed.front().is_some_and(|(f, _)| f.load(Acquire)) {
-                let (_, mut batch) = self.sealed.pop_front().expect("checked above");
-                for g in batch.drain(..) {
+            let boxes = std::mem::replace(&mut self.open, fresh);
+            self.sealed.push_back(Sealed { pinned: Pinned::now(), boxes });
+            while self.sealed.front().is_some_and(|b| b.pinned.passed()) {
+                let Sealed { mut boxes, .. } = self.sealed.pop_front().expect("checked above");
+                for g in boxes.drain(..) {
                     self.recycle(g);
                 }
-                self.spare.push(batch);
+                self.spare.push(boxes);
             }
+            free_orphans();
         }
+        // ANCHOR_END: seal
 
-        /// `g`'s epoch has passed: keep it for `reuse`, or free it past `KEEP`.
+        /// `g`'s pins have cleared: keep it for `reuse`, or free it past `KEEP`.
         fn recycle(&mut self, g: Garbage) {
             let i = match self.ready.iter().position(|(k, _)| *k == g.layout) {
                 Some(i) => i,
@@ -218,47 +348,42 @@ mod limbo {
             if list.len() < KEEP {
                 list.push(g.memory);
             } else {
-                // SAFETY: the epoch has passed: no thread holds the address, and it holds no
+                // SAFETY: its pins have cleared: no thread holds the address, and it holds no
                 // value (the taker moved the task out).
                 unsafe { g.free() };
             }
         }
     }
 
+    /// Frees the orphaned batches whose pins have cleared (skipped when another thread is
+    /// at it: the next seal will look again).
+    fn free_orphans() {
+        let Ok(mut orphans) = ORPHANS.try_lock() else { return };
+        orphans.retain_mut(|b| {
+            if !b.pinned.passed() {
+                return true;
+            }
+            for g in b.boxes.drain(..) {
+                // SAFETY: its pins have cleared, it holds no value, and only this batch had it.
+                unsafe { g.free() };
+            }
+            false
+        });
+    }
+
     impl Drop for Limbo {
-        /// A thread that exits frees its ready boxes and hands the waiting ones to the epoch.
+        /// A thread that exits frees its ready boxes and leaves the waiting ones as orphans.
         fn drop(&mut self) {
             for (layout, list) in self.ready.drain(..) {
                 for memory in list {
-                    // SAFETY: ready boxes are past their epoch, empty, and held by no one.
+                    // SAFETY: ready boxes are past their pins, empty, and held by no one.
                     unsafe { Garbage { memory, layout }.free() };
                 }
             }
-            let guard = crossbeam_epoch::pin();
-            let waiting = std::mem::take(&mut self.sealed).into_iter().map(|(_, b)| b);
-            for batch in waiting.chain([std::mem::take(&mut self.open)]) {
-                let batch = Batch(batch);
-                // SAFETY: the boxes were taken before this pin; the closure frees them after
-                // every thread pinned now has unpinned, which covers every thread that could
-                // still hold one of their addresses.
-                unsafe { guard.defer_unchecked(move || batch.free()) };
-            }
-        }
-    }
-
-    /// A batch moved into a deferred closure (which may run on another thread).
-    struct Batch(Vec<Garbage>);
-
-    // SAFETY: a `Garbage` is an address and a layout; the memory it names is owned by no one
-    // else (its task was moved out) and is freed once, wherever the closure runs.
-    unsafe impl Send for Batch {}
-
-    impl Batch {
-        fn free(self) {
-            for g in self.0 {
-                // SAFETY: called from a closure deferred after every pin that could hold it.
-                unsafe { g.free() };
-            }
+            let open = std::mem::take(&mut self.open);
+            let last = (!open.is_empty()).then(|| Sealed { pinned: Pinned::now(), boxes: open });
+            let mut orphans = ORPHANS.lock().unwrap_or_else(PoisonError::into_inner);
+            orphans.extend(self.sealed.drain(..).chain(last));
         }
     }
 }
