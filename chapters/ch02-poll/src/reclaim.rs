@@ -31,10 +31,9 @@
 //! (the contention lab's profile showed the allocator). Per batch, with its `defer` and `flush`,
 //! the boxes came back, but only while threads had cores: a seal pins, `flush` allocates and
 //! frees the epoch's bags while pinned, and with 16 workers on 2 cores some seals stayed pinned
-//! for 40 ms, the whole run. One global epoch then stopped for everyone, and nine pushes in ten
-//! went back to `malloc` (measured; the contention page tells the story). Here a seal pins
-//! nothing and allocates nothing while it looks, and a thread stopped inside its pin holds back
-//! only the batches sealed while it was pinned.
+//! for 40 ms, the whole run. One global epoch then stopped for everyone, and most pushes went
+//! back to `malloc` (measured; the contention page tells the story). Here a seal pins nothing,
+//! and a thread stopped inside its pin holds back only the batches sealed while it was pinned.
 
 /// Boxes per batch: one fence, one lock and one look at every thread's pin counter per this many
 /// takes. (Batches of 256 timed the same on fib(30); larger ones keep more memory waiting.)
@@ -62,17 +61,17 @@ impl Drop for Pin {
 }
 
 /// Moves `task` into memory of its own, for a slot: a recycled box of its layout when this
-/// thread has one whose epoch has passed, else a new one (same layout either way, so it may be
+/// thread has one whose pins have cleared, else a new one (same layout either way, so it may be
 /// freed as a `Box<T>`, or handed to [`take_task`]/[`take_own`]).
 ///
 /// Zero-sized tasks are refused at compile time: all their boxes share one dangling address, so
-/// no epoch could keep a thief's CAS from matching a later task's.
+/// no pin could keep a thief's CAS from matching a later task's.
 pub fn boxed<T>(task: T) -> *mut T {
     const { assert!(size_of::<T>() > 0, "a queue's task type must not be zero-sized") };
     #[cfg(not(loom))]
     if let Some(m) = limbo::reuse(std::alloc::Layout::new::<T>()) {
         let p = m.cast::<T>();
-        // SAFETY: `m` is an allocation of `T`'s layout that no one else holds (its epoch
+        // SAFETY: `m` is an allocation of `T`'s layout that no one else holds (its pins
         // passed) and that holds no value.
         unsafe { p.write(task) };
         return p;
@@ -147,9 +146,14 @@ mod pins {
     }
 
     impl Drop for Me {
+        /// Leaves the registry, unless a pin outlives the thread's locals (one kept in another
+        /// thread-local): its counter stays odd and registered, and holds its batches for good,
+        /// the safe side.
         fn drop(&mut self) {
-            let mut threads = THREADS.lock().unwrap_or_else(PoisonError::into_inner);
-            threads.retain(|c| !Arc::ptr_eq(c, &self.counter));
+            if self.depth.get() == 0 {
+                let mut threads = THREADS.lock().unwrap_or_else(PoisonError::into_inner);
+                threads.retain(|c| !Arc::ptr_eq(c, &self.counter));
+            }
         }
     }
 
@@ -209,7 +213,9 @@ mod pins {
                     .iter()
                     .filter(|c| Some(Arc::as_ptr(c)) != me)
                     .filter_map(|c| {
-                        let v = c.load(Relaxed); // Relaxed: the fence above orders it
+                        // Acquire: the fence orders the look after the takes; Acquire also
+                        // orders the reuse after the unpin of a thread seen already even.
+                        let v = c.load(Acquire);
                         (v % 2 == 1).then(|| (c.clone(), v))
                     })
                     .collect(),
@@ -318,14 +324,20 @@ mod limbo {
     impl Limbo {
         /// Seals the open batch: a thief that may still hold one of its addresses has been
         /// pinned since before that task was taken, so it is pinned now, and `Pinned::now`
-        /// notes it. Then recycles every batch, oldest first, whose noted pins have cleared.
+        /// notes it. Then recycles every batch whose noted pins have cleared (each batch
+        /// stands on its own: one held back by a long pin does not hold back the others).
         // ANCHOR: seal
         fn seal(&mut self) {
             let fresh = self.spare.pop().unwrap_or_else(|| Vec::with_capacity(BATCH));
             let boxes = std::mem::replace(&mut self.open, fresh);
             self.sealed.push_back(Sealed { pinned: Pinned::now(), boxes });
-            while self.sealed.front().is_some_and(|b| b.pinned.passed()) {
-                let Sealed { mut boxes, .. } = self.sealed.pop_front().expect("checked above");
+            let mut i = 0;
+            while i < self.sealed.len() {
+                if !self.sealed[i].pinned.passed() {
+                    i += 1;
+                    continue;
+                }
+                let Sealed { mut boxes, .. } = self.sealed.remove(i).expect("i < len");
                 for g in boxes.drain(..) {
                     self.recycle(g);
                 }
