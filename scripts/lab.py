@@ -114,6 +114,11 @@ def main():
             missing += [f"{s} {workload} par {par}" for s, c in (("ours", o), ("rayon", r), ("jdk", j))
                         if c is None and not (s == "jdk" and no_jdk)]
             w(f"| {workload} | {par} | {fmt(o)} | {fmt(r)} | {fmt(j)} | {rr} | {rj} | {o[3] if o else '-'} | {j[3] if j else '-'} |")
+    recycled = [(int(par), pct) for workload, par, pct in rows(fj, "boxes") if workload == f"fib{fib}"]
+    if recycled:
+        w("")
+        w(f"Task boxes our pool recycled on fib{fib} (median per row; the rest came from malloc, "
+          "chapter 2's reclaim): " + ", ".join(f"par {par} {pct}%" for par, pct in sorted(recycled)))
     w("")
     w("## Queues: ours (ch04 WorkQueue) / crossbeam-deque 0.8, ns per operation")
     w("")

@@ -60,6 +60,41 @@ impl Drop for Pin {
     }
 }
 
+/// How many boxes [`boxed`] has handed out since the program started, recycled and from the
+/// allocator. Each thread adds its counts every [`BATCH`] takes and when it exits, so the totals
+/// are exact once the threads that pushed have exited (a pool after its shutdown), and lag
+/// behind before. (Under loom, zeros: nothing is recycled there.)
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BoxCounts {
+    pub reused: u64,
+    pub allocated: u64,
+}
+
+impl BoxCounts {
+    /// The totals now.
+    pub fn now() -> BoxCounts {
+        #[cfg(not(loom))]
+        let (reused, allocated) = limbo::counts();
+        #[cfg(loom)]
+        let (reused, allocated) = (0, 0);
+        BoxCounts { reused, allocated }
+    }
+
+    /// The boxes handed out since `earlier`.
+    pub fn since(self, earlier: BoxCounts) -> BoxCounts {
+        BoxCounts {
+            reused: self.reused - earlier.reused,
+            allocated: self.allocated - earlier.allocated,
+        }
+    }
+
+    /// The share of boxes that were recycled, 0 to 1 (0 when none were handed out).
+    pub fn reuse_ratio(self) -> f64 {
+        let all = self.reused + self.allocated;
+        if all == 0 { 0.0 } else { self.reused as f64 / all as f64 }
+    }
+}
+
 /// Moves `task` into memory of its own, for a slot: a recycled box of its layout when this
 /// thread has one whose pins have cleared, else a new one (same layout either way, so it may be
 /// freed as a `Box<T>`, or handed to [`take_task`]/[`take_own`]).
@@ -236,6 +271,8 @@ mod limbo {
     use std::alloc::Layout;
     use std::cell::RefCell;
     use std::collections::VecDeque;
+    use std::sync::atomic::AtomicU64;
+    use std::sync::atomic::Ordering::Relaxed;
     use std::sync::{Mutex, PoisonError};
 
     use super::BATCH;
@@ -288,6 +325,19 @@ mod limbo {
         ready: Vec<(Layout, Vec<*mut u8>)>,
         /// Emptied batch vectors, reused (a fresh one per seal would be a large allocation).
         spare: Vec<Vec<Garbage>>,
+        /// `boxed` calls served from `ready` and by the allocator, not yet added to the totals.
+        reused: u64,
+        allocated: u64,
+    }
+
+    /// What every thread has added to its totals so far (see `super::box_counts`).
+    static REUSED: AtomicU64 = AtomicU64::new(0);
+    static ALLOCATED: AtomicU64 = AtomicU64::new(0);
+
+    /// The totals: (reused, allocated).
+    pub(super) fn counts() -> (u64, u64) {
+        // Relaxed: statistics; the threads that added them were joined by the caller.
+        (REUSED.load(Relaxed), ALLOCATED.load(Relaxed))
     }
 
     thread_local! {
@@ -300,7 +350,12 @@ mod limbo {
         LIMBO
             .try_with(|l| {
                 let mut l = l.borrow_mut();
-                l.ready.iter_mut().find(|(k, _)| *k == layout).and_then(|(_, v)| v.pop())
+                let m = l.ready.iter_mut().find(|(k, _)| *k == layout).and_then(|(_, v)| v.pop());
+                match m {
+                    Some(_) => l.reused += 1,
+                    None => l.allocated += 1, // `boxed` asks the allocator next
+                }
+                m
             })
             .ok()
             .flatten()
@@ -344,8 +399,16 @@ mod limbo {
                 self.spare.push(boxes);
             }
             free_orphans();
+            self.add_counts();
         }
         // ANCHOR_END: seal
+
+        /// Adds this thread's counts to the totals.
+        fn add_counts(&mut self) {
+            // Relaxed: statistics.
+            REUSED.fetch_add(std::mem::take(&mut self.reused), Relaxed);
+            ALLOCATED.fetch_add(std::mem::take(&mut self.allocated), Relaxed);
+        }
 
         /// `g`'s pins have cleared: keep it for `reuse`, or free it past `KEEP`.
         fn recycle(&mut self, g: Garbage) {
@@ -386,6 +449,7 @@ mod limbo {
     impl Drop for Limbo {
         /// A thread that exits frees its ready boxes and leaves the waiting ones as orphans.
         fn drop(&mut self) {
+            self.add_counts();
             for (layout, list) in self.ready.drain(..) {
                 for memory in list {
                     // SAFETY: ready boxes are past their pins, empty, and held by no one.

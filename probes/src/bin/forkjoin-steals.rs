@@ -13,7 +13,8 @@
 //! is printed either way.
 //!
 //! `--rows` adds one tab-separated line per row for `scripts/lab.py`:
-//! `row <system> <workload> <par> <median ms> <min ms> <max ms> <steals or ->`.
+//! `row <system> <workload> <par> <median ms> <min ms> <max ms> <steals or ->`, and under each
+//! of our fib rows `boxes <workload> <par> <median % of task boxes recycled>`.
 //!
 //! `cargo run --release -p probes --bin forkjoin-steals [-- --runs 5 --leaf 20000 --par 1,2,4,8,16 --fib 30]`
 //! (`--ours-only` skips rayon: for profiling our pool alone).
@@ -21,6 +22,7 @@
 use std::hint::black_box;
 use std::time::Instant;
 
+use ch02_poll::reclaim::BoxCounts;
 use ch07_pool::{ThreadPool, fib, fork};
 
 /// One leaf: `n` rounds of rotate, multiply and xor (the same rounds as the Java leaf).
@@ -103,14 +105,18 @@ fn fib_plain(n: u64) -> u64 {
     if n < 2 { n } else { fib_plain(n - 1) + fib_plain(n - 2) }
 }
 
-/// fib(n) on our pool: (steals, ms). Exits 1 on a wrong value.
-fn ours_fib(par: usize, n: u64, want: u64) -> (u64, f64) {
+/// fib(n) on our pool: (steals, ms, boxes). Exits 1 on a wrong value. `boxes`: how many of
+/// the queue's task boxes were recycled and how many came from the allocator (exact: the
+/// workers have exited when it is read; the pool's new threads start with none to recycle).
+fn ours_fib(par: usize, n: u64, want: u64) -> (u64, f64, BoxCounts) {
+    let before = BoxCounts::now();
     let pool: ThreadPool = ThreadPool::new(par);
     let t0 = Instant::now();
     let (got, _) = pool.join(move || fib(black_box(n)), || ());
     let ms = t0.elapsed().as_secs_f64() * 1e3;
     check(got == want, &format!("ours: fib({n}) = {got}, expected {want}"));
-    (pool.shutdown().steal_count, ms)
+    let steals = pool.shutdown().steal_count;
+    (steals, ms, BoxCounts::now().since(before))
 }
 
 fn rayon_fib(par: usize, n: u64, want: u64) -> f64 {
@@ -209,12 +215,19 @@ fn main() {
         for &par in &o.pars {
             let (mut ms, mut steals) = (Vec::new(), Vec::new());
             ours_fib(par, o.fib, want); // warm-up
+            let mut reused = Vec::new();
             for _ in 0..o.runs {
-                let (s, t) = ours_fib(par, o.fib, want);
+                let (s, t, boxes) = ours_fib(par, o.fib, want);
                 steals.push(s as f64);
                 ms.push(t);
+                reused.push(100.0 * boxes.reuse_ratio());
             }
             report(&o, "ours", &workload, par, &mut ms, &mut steals);
+            let (r, lo, hi) = probes::median_min_max(&mut reused);
+            println!("#   task boxes recycled: {r:.1}% ({lo:.1}-{hi:.1}%), the rest from malloc");
+            if o.rows {
+                println!("boxes\t{workload}\t{par}\t{r:.1}");
+            }
         }
         for &par in o.pars.iter().filter(|_| !o.ours_only) {
             rayon_fib(par, o.fib, want); // warm-up
