@@ -230,7 +230,6 @@ mod pins {
 
     /// What a batch waits for: the threads that were pinned when it was sealed, and the odd
     /// value each counter had then.
-    #[derive(Default)]
     pub(super) struct Pinned(Vec<(Arc<Counter>, u64)>);
 
     // ANCHOR: pinned
@@ -330,7 +329,7 @@ mod limbo {
         allocated: u64,
     }
 
-    /// What every thread has added to its totals so far (see `super::box_counts`).
+    /// What every thread has added to its totals so far (see `super::BoxCounts`).
     static REUSED: AtomicU64 = AtomicU64::new(0);
     static ALLOCATED: AtomicU64 = AtomicU64::new(0);
 

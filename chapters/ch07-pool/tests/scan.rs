@@ -38,12 +38,12 @@ fn within_2s<R: Send + 'static>(what: &str, f: impl FnOnce() -> R + Send + 'stat
 fn try_poll_reports_a_stall_instead_of_waiting() {
     let (queues, b) = stalled_queues();
     let qs = queues.clone();
-    let got = within_2s("try_poll", move || try_poll(qs.get(1).unwrap().work()).map_task());
+    let got = within_2s("try_poll", move || taken(try_poll(qs.get(1).unwrap().work())));
     assert_eq!(got, Polled::Stalled, "a stalled queue is neither empty nor a task");
     // The stalled thief moves base: the next task is there to take.
     queues.get(1).unwrap().work().base.store(b + 1, SeqCst);
     let next = try_poll(queues.get(1).unwrap().work());
-    assert_eq!(next.map_task(), Polled::Task(Some(11)));
+    assert_eq!(taken(next), Polled::Task(Some(11)));
 }
 
 #[test]
@@ -63,18 +63,12 @@ fn a_scan_passes_a_stalled_queue_by() {
     assert_eq!(within_2s("scan", move || scan(&qs, 5, 7)), Polled::Stalled);
 }
 
-/// Moves the task out of a pointer taken by `try_poll`'s CAS.
-trait MapTask {
-    fn map_task(self) -> Polled<Option<u64>>;
-}
-
-impl MapTask for Polled<*mut u64> {
-    fn map_task(self) -> Polled<Option<u64>> {
-        match self {
-            // SAFETY: the pointer came out of its slot through try_poll's CAS.
-            Polled::Task(t) => Polled::Task(unsafe { take_own(t) }),
-            Polled::Empty => Polled::Empty,
-            Polled::Stalled => Polled::Stalled,
-        }
+/// `try_poll`'s answer, with the task moved out of the pointer its CAS took.
+fn taken(p: Polled<*mut u64>) -> Polled<Option<u64>> {
+    match p {
+        // SAFETY: the pointer came out of its slot through try_poll's CAS.
+        Polled::Task(t) => Polled::Task(unsafe { take_own(t) }),
+        Polled::Empty => Polled::Empty,
+        Polled::Stalled => Polled::Stalled,
     }
 }
