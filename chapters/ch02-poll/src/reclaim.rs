@@ -26,6 +26,9 @@
 //!   the boxes: [`boxed`], which every push calls, takes one of the right size before it asks
 //!   the allocator, so a fork-join loop stops calling `malloc` and `free` once it runs warm.
 //!
+//! The pins have a loom model of their own (`tests/loom.rs`, with a [`pins::Registry`] made in
+//! the model); under loom, [`pin`] marks nothing and the queue's models free a taken box at once.
+//!
 //! Why not crossbeam-epoch itself, which this module used first: per box, its bags of garbage
 //! went to a global queue and were freed by whichever thread collected them, across threads
 //! (the contention lab's profile showed the allocator). Per batch, with its `defer` and `flush`,
@@ -147,122 +150,175 @@ pub unsafe fn take_own<T>(p: *mut T) -> Option<T> {
     Some(task)
 }
 
-#[cfg(not(loom))]
-mod pins {
-    //! Every thread's pin counter, and the look a seal takes at them.
+pub mod pins {
+    //! Pin counters: one per thread, odd while it is pinned, and the look a seal takes at them.
+    //! [`Registry`] and [`Handle`] are the protocol; this process's one registry and each
+    //! thread's handle (`enter`, `leave`, `pinned_now`) wrap them. Public so that chapter 2's
+    //! loom model (`tests/loom.rs`) can drive the protocol with a registry of its own.
 
     use std::cell::Cell;
-    use std::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
-    use std::sync::atomic::{AtomicU64, fence};
-    use std::sync::{Arc, Mutex, PoisonError};
 
     use crossbeam_utils::CachePadded;
+
+    use crate::sync::Ordering::{Acquire, Relaxed, Release, SeqCst};
+    use crate::sync::{Arc, AtomicU64, Mutex, MutexGuard, fence};
 
     /// One thread's pin counter: odd while the thread is pinned. Only that thread writes it;
     /// each pin and each unpin adds one, so a value once seen odd never comes back.
     type Counter = CachePadded<AtomicU64>;
 
-    /// The counters of the threads alive now (a thread registers on its first pin or seal and
-    /// leaves when it exits). Locked once per seal and once per thread start and exit.
-    static THREADS: Mutex<Vec<Arc<Counter>>> = Mutex::new(Vec::new());
+    /// The counters of the threads registered now. Locked once per seal and once per thread
+    /// start and exit.
+    pub struct Registry {
+        threads: Mutex<Vec<Arc<Counter>>>,
+    }
 
-    /// This thread's counter and how deep its pins are nested.
-    struct Me {
+    /// One thread's place in a registry: its counter and how deep its pins are nested.
+    pub struct Handle {
         counter: Arc<Counter>,
         depth: Cell<u32>,
     }
 
-    impl Me {
-        fn register() -> Me {
-            let counter = Arc::new(Counter::default());
-            THREADS.lock().unwrap_or_else(PoisonError::into_inner).push(counter.clone());
-            Me { counter, depth: Cell::new(0) }
+    impl Registry {
+        /// An empty registry (`const` outside loom, for the process's one static).
+        #[cfg(not(loom))]
+        pub const fn new() -> Registry {
+            Registry { threads: Mutex::new(Vec::new()) }
         }
-    }
 
-    impl Drop for Me {
-        /// Leaves the registry, unless a pin outlives the thread's locals (one kept in another
-        /// thread-local): its counter stays odd and registered, and holds its batches for good,
-        /// the safe side.
-        fn drop(&mut self) {
-            if self.depth.get() == 0 {
-                let mut threads = THREADS.lock().unwrap_or_else(PoisonError::into_inner);
-                threads.retain(|c| !Arc::ptr_eq(c, &self.counter));
+        /// An empty registry, inside a loom model.
+        #[cfg(loom)]
+        pub fn new() -> Registry {
+            Registry { threads: Mutex::new(Vec::new()) }
+        }
+
+        /// A handle for the calling thread, its counter registered (even: not pinned).
+        pub fn register(&self) -> Handle {
+            let counter = Arc::new(Counter::default());
+            self.lock().push(counter.clone());
+            Handle { counter, depth: Cell::new(0) }
+        }
+
+        /// Takes `me` out of the registry, unless it is pinned: then its counter stays odd and
+        /// registered and holds the batches that noted it for good, the safe side.
+        pub fn deregister(&self, me: &Handle) {
+            if me.depth.get() == 0 {
+                self.lock().retain(|c| !Arc::ptr_eq(c, &me.counter));
             }
         }
+
+        fn lock(&self) -> MutexGuard<'_, Vec<Arc<Counter>>> {
+            self.threads.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        }
     }
 
-    thread_local! {
-        static ME: Me = Me::register();
+    impl Default for Registry {
+        fn default() -> Registry {
+            Registry::new()
+        }
     }
 
     // ANCHOR: enter
-    /// Pins this thread (the outermost of nested pins marks the counter odd).
-    pub(super) fn enter() {
-        ME.with(|me| {
-            let depth = me.depth.get();
+    impl Handle {
+        /// Pins this thread (the outermost of nested pins marks the counter odd).
+        pub fn enter(&self) {
+            let depth = self.depth.get();
             if depth == 0 {
-                let c = me.counter.load(Relaxed); // Relaxed: only this thread writes it
-                me.counter.store(c + 1, Relaxed); // Relaxed: the fence below orders it
+                let c = self.counter.load(Relaxed); // Relaxed: only this thread writes it
+                self.counter.store(c + 1, Relaxed); // Relaxed: the fence below orders it
                 // SeqCst fence: the slot reads that follow may not move above the mark. A
                 // seal's fence and look pair with it (Dekker): either the seal sees the mark,
                 // or this thread's reads see the slot already emptied by the take.
                 fence(SeqCst);
             }
-            me.depth.set(depth + 1);
-        });
+            self.depth.set(depth + 1);
+        }
+
+        /// Unpins (the outermost unpin marks the counter even).
+        pub fn leave(&self) {
+            let depth = self.depth.get() - 1;
+            self.depth.set(depth);
+            if depth == 0 {
+                let c = self.counter.load(Relaxed); // Relaxed: only this thread writes it
+                // Release: the pinned reads happen before a reuse that sees this store.
+                self.counter.store(c + 1, Release);
+            }
+        }
     }
     // ANCHOR_END: enter
 
-    /// Unpins (the outermost unpin marks the counter even).
-    pub(super) fn leave() {
-        // `try_with`: a pin dropped while the thread exits finds `ME` gone; nothing to mark.
-        let _ = ME.try_with(|me| {
-            let depth = me.depth.get() - 1;
-            me.depth.set(depth);
-            if depth == 0 {
-                let c = me.counter.load(Relaxed); // Relaxed: only this thread writes it
-                // Release: the pinned reads happen before a reuse that sees this store.
-                me.counter.store(c + 1, Release);
-            }
-        });
-    }
-
     /// What a batch waits for: the threads that were pinned when it was sealed, and the odd
     /// value each counter had then.
-    pub(super) struct Pinned(Vec<(Arc<Counter>, u64)>);
+    pub struct Pinned(Vec<(Arc<Counter>, u64)>);
 
     // ANCHOR: pinned
-    impl Pinned {
-        /// The threads pinned now, other than this one (whose own pin, if any, is the one its
+    impl Registry {
+        /// The threads pinned now, other than `me` (whose own pin, if any, is the one its
         /// caller's take ran under: it holds no other pointer).
-        pub(super) fn now() -> Pinned {
+        pub fn pinned_now(&self, me: Option<&Handle>) -> Pinned {
             // SeqCst fence: the takes before it (swaps and CASes that emptied the slots) may
             // not move below the look at the counters. Pairs with the fence in `enter`.
             fence(SeqCst);
-            let me = ME.try_with(|me| Arc::as_ptr(&me.counter)).ok();
-            let threads = THREADS.lock().unwrap_or_else(PoisonError::into_inner);
-            Pinned(
-                threads
-                    .iter()
-                    .filter(|c| Some(Arc::as_ptr(c)) != me)
-                    .filter_map(|c| {
-                        // Acquire: the fence orders the look after the takes; Acquire also
-                        // orders the reuse after the unpin of a thread seen already even.
-                        let v = c.load(Acquire);
-                        (v % 2 == 1).then(|| (c.clone(), v))
-                    })
-                    .collect(),
-            )
+            let me = me.map(|h| Arc::as_ptr(&h.counter));
+            let threads = self.lock();
+            let noted = threads.iter().filter(|c| Some(Arc::as_ptr(c)) != me).filter_map(|c| {
+                // Acquire: the fence orders the look after the takes; Acquire also orders
+                // the reuse after the unpin of a thread seen already even.
+                let v = c.load(Acquire);
+                (v % 2 == 1).then(|| (c.clone(), v))
+            });
+            Pinned(noted.collect())
         }
+    }
 
+    impl Pinned {
         /// Whether every thread noted has unpinned since.
-        pub(super) fn passed(&self) -> bool {
+        pub fn passed(&self) -> bool {
             // Acquire: pairs with `leave`'s Release; the reuse comes after the unpin.
             self.0.iter().all(|(c, v)| c.load(Acquire) != *v)
         }
     }
     // ANCHOR_END: pinned
+
+    /// This process's registry and each thread's handle in it.
+    #[cfg(not(loom))]
+    mod process {
+        use super::{Handle, Pinned, Registry};
+
+        static THREADS: Registry = Registry::new();
+
+        /// This thread's handle; it leaves the registry when the thread exits.
+        struct Me(Handle);
+
+        impl Drop for Me {
+            fn drop(&mut self) {
+                THREADS.deregister(&self.0);
+            }
+        }
+
+        thread_local! {
+            static ME: Me = Me(THREADS.register());
+        }
+
+        /// Pins the calling thread.
+        pub(crate) fn enter() {
+            ME.with(|me| me.0.enter());
+        }
+
+        /// Unpins the calling thread.
+        pub(crate) fn leave() {
+            // `try_with`: a pin dropped while the thread exits finds `ME` gone; nothing to mark.
+            let _ = ME.try_with(|me| me.0.leave());
+        }
+
+        /// The threads pinned now, other than the calling one.
+        pub(crate) fn pinned_now() -> Pinned {
+            ME.try_with(|me| THREADS.pinned_now(Some(&me.0)))
+                .unwrap_or_else(|_| THREADS.pinned_now(None))
+        }
+    }
+    #[cfg(not(loom))]
+    pub(crate) use process::{enter, leave, pinned_now};
 }
 
 #[cfg(not(loom))]
@@ -275,7 +331,7 @@ mod limbo {
     use std::sync::{Mutex, PoisonError};
 
     use super::BATCH;
-    use super::pins::Pinned;
+    use super::pins::{Pinned, pinned_now};
 
     /// Recycled boxes kept per layout (a few batches: what is in flight while pins clear);
     /// past this many, the allocator gets them back.
@@ -377,14 +433,14 @@ mod limbo {
 
     impl Limbo {
         /// Seals the open batch: a thief that may still hold one of its addresses has been
-        /// pinned since before that task was taken, so it is pinned now, and `Pinned::now`
+        /// pinned since before that task was taken, so it is pinned now, and `pinned_now`
         /// notes it. Then recycles every batch whose noted pins have cleared (each batch
         /// stands on its own: one held back by a long pin does not hold back the others).
         // ANCHOR: seal
         fn seal(&mut self) {
             let fresh = self.spare.pop().unwrap_or_else(|| Vec::with_capacity(BATCH));
             let boxes = std::mem::replace(&mut self.open, fresh);
-            self.sealed.push_back(Sealed { pinned: Pinned::now(), boxes });
+            self.sealed.push_back(Sealed { pinned: pinned_now(), boxes });
             let mut i = 0;
             while i < self.sealed.len() {
                 if !self.sealed[i].pinned.passed() {
@@ -456,7 +512,7 @@ mod limbo {
                 }
             }
             let open = std::mem::take(&mut self.open);
-            let last = (!open.is_empty()).then(|| Sealed { pinned: Pinned::now(), boxes: open });
+            let last = (!open.is_empty()).then(|| Sealed { pinned: pinned_now(), boxes: open });
             let mut orphans = ORPHANS.lock().unwrap_or_else(PoisonError::into_inner);
             orphans.extend(self.sealed.drain(..).chain(last));
         }

@@ -2,14 +2,14 @@
 //! versions under `--cfg loom`, std's otherwise. Everything else imports from here.
 
 #[cfg(loom)]
-pub use loom::sync::Arc;
+pub use loom::sync::atomic::{AtomicI32, AtomicPtr, AtomicU64, Ordering, fence};
 #[cfg(loom)]
-pub use loom::sync::atomic::{AtomicI32, AtomicPtr, Ordering, fence};
+pub use loom::sync::{Arc, Mutex, MutexGuard};
 
 #[cfg(not(loom))]
-pub use std::sync::Arc;
+pub use std::sync::atomic::{AtomicI32, AtomicPtr, AtomicU64, Ordering, fence};
 #[cfg(not(loom))]
-pub use std::sync::atomic::{AtomicI32, AtomicPtr, Ordering, fence};
+pub use std::sync::{Arc, Mutex, MutexGuard};
 
 /// One round of a spin-wait (the JDK's `Thread.onSpinWait()`). Under loom it yields,
 /// so that the model checker can run the thread being waited for.

@@ -134,8 +134,69 @@ macro_rules! models {
     };
 }
 
+/// Chapter 2's pins (`reclaim::pins`), with a registry of the model's own. A thief pins, reads
+/// a task pointer out of a slot and reads the task behind it, and unpins. The owner empties
+/// the slot with a swap, seals (notes the threads pinned now), waits until they have passed,
+/// and reuses the memory: it writes a newer task into it. If the reuse could race the thief's
+/// read, loom reports a causality violation on the cell. This models the protocol that the
+/// queue models above skip: under loom, `reclaim::pin` marks nothing and a taken box is
+/// freed at once, which is safe there only because those models never wrap a slot while a
+/// thief holds its pointer.
+fn a_box_is_reused_only_after_the_pins_that_saw_it(thieves: usize) {
+    use ch02_poll::reclaim::pins::Registry;
+    use loom::cell::UnsafeCell;
+    use loom::sync::Arc;
+    use loom::sync::atomic::AtomicPtr;
+    use loom::sync::atomic::Ordering::{Acquire, SeqCst};
+
+    loom::model(move || {
+        let registry = Arc::new(Registry::new());
+        let task = Box::into_raw(Box::new(UnsafeCell::new(7u32)));
+        let slot = Arc::new(AtomicPtr::new(task));
+        let handles: Vec<_> = (0..thieves)
+            .map(|_| {
+                let (registry, slot) = (registry.clone(), slot.clone());
+                thread::spawn(move || {
+                    let me = registry.register();
+                    me.enter();
+                    let p = slot.load(Acquire); // as `poll` reads a slot
+                    // SAFETY: a non-null pointer read while pinned is not reused before the unpin.
+                    let seen = (!p.is_null()).then(|| unsafe { (*p).with(|v| *v) });
+                    me.leave();
+                    registry.deregister(&me);
+                    seen
+                })
+            })
+            .collect();
+        let me = registry.register();
+        let p = slot.swap(std::ptr::null_mut(), SeqCst); // the owner's take
+        let pinned = registry.pinned_now(Some(&me));
+        while !pinned.passed() {
+            thread::yield_now();
+        }
+        // SAFETY: the pins noted have passed: no thief can still read the old task here.
+        unsafe { (*p).with_mut(|v| *v = 8) }; // the reuse: a newer task, same memory
+        for h in handles {
+            let seen = h.join().unwrap();
+            assert!(matches!(seen, None | Some(7)), "a thief read the newer task: {seen:?}");
+        }
+        // SAFETY: from Box::into_raw above; every thread that read it has been joined.
+        drop(unsafe { Box::from_raw(p) });
+    });
+}
+
 mod reference {
     models!(ch02_poll::Reference);
+
+    #[test]
+    fn a_box_is_reused_only_after_the_pins_that_saw_it() {
+        super::a_box_is_reused_only_after_the_pins_that_saw_it(1);
+    }
+
+    #[test]
+    fn a_box_is_reused_only_after_two_thieves_pins() {
+        super::a_box_is_reused_only_after_the_pins_that_saw_it(2);
+    }
 }
 
 #[cfg(feature = "exercise")]

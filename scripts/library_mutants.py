@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""Known-wrong variants of the chapters' library code, and the loom models that must catch them.
+
+The grader's mutants (`solutions/<chapter>/mutants`) edit a reader's exercise. Some protocols
+are not exercises but are still model-checked: chapter 2's pins (`src/reclaim.rs`) are one.
+Their mutants live in `chapters/<crate>/mutants/<name>.mutant`, in the grader's format plus a
+`file:` line naming the source they edit (relative to the crate):
+
+    # What is wrong and what it breaks.
+    file: src/reclaim.rs
+    caught-by: loom <test filter>
+    --- replace
+    <lines exactly as they stand, occurring once>
+    +++ with
+    <the lines that replace them>
+
+For each mutant this script edits the file in place, runs the crate's loom models that the
+filter selects, and restores the file (also on an error or Ctrl-C). A mutant is caught when
+its models compile, run and fail; one that does not compile, or passes, fails the script.
+
+    python3 scripts/library_mutants.py            # every mutant of every chapter
+    python3 scripts/library_mutants.py NAME ...   # only these
+    python3 scripts/library_mutants.py --self-test
+
+`--self-test` shows that the script can fail: it runs a harmless mutant (an edit to a comment
+of the first mutant's file) and must report it as not caught.
+"""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def parse(path: Path):
+    """(why, file, filter, edits) of one mutant file; raises ValueError on a malformed one."""
+    why, file, caught, edits = [], None, None, []
+    lines = path.read_text().split("\n")
+    i = 0
+    while i < len(lines) and not lines[i].startswith("--- replace"):
+        line = lines[i]
+        if line.startswith("#"):
+            why.append(line[1:].strip())
+        elif line.startswith("file:"):
+            file = line[len("file:"):].strip()
+        elif line.startswith("caught-by:"):
+            kind, _, flt = line[len("caught-by:"):].strip().partition(" ")
+            if kind != "loom" or not flt:
+                raise ValueError(f"{path.name}: caught-by must read `loom <filter>`, not {line!r}")
+            caught = flt.strip()
+        elif line.strip():
+            raise ValueError(f"{path.name}: unexpected header line {line!r}")
+        i += 1
+    while i < len(lines):
+        i += 1  # the `--- replace` line
+        old = []
+        while i < len(lines) and not lines[i].startswith("+++ with"):
+            old.append(lines[i])
+            i += 1
+        i += 1
+        new = []
+        while i < len(lines) and not lines[i].startswith("--- replace"):
+            new.append(lines[i])
+            i += 1
+        edits.append(("\n".join(old), "\n".join(new).rstrip("\n")))
+    if file is None or caught is None or not edits:
+        raise ValueError(f"{path.name}: needs a `file:` line, a `caught-by:` line and an edit")
+    return " ".join(why), file, caught, edits
+
+
+def apply(text: str, edits, name: str) -> str:
+    for old, new in edits:
+        n = text.count(old)
+        if n != 1:
+            raise ValueError(f"{name}: the text to replace occurs {n} times, not once")
+        text = text.replace(old, new, 1)
+    return text
+
+
+def run_loom(crate: str, flt: str):
+    env = dict(os.environ, RUSTFLAGS="--cfg loom", LOOM_MAX_PREEMPTIONS="3",
+               CARGO_TARGET_DIR=str(ROOT / "target" / "loom"))
+    cmd = ["cargo", "test", "-p", crate, "--release", "--test", "loom", "--", flt,
+           "--test-threads=1"]
+    return subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
+
+
+def check(crate_dir: Path, name: str, why: str, file: str, flt: str, edits) -> bool:
+    """Applies one mutant, runs its models, restores the file; True when the models caught it."""
+    crate = crate_dir.name
+    source = crate_dir / file
+    try:
+        original = source.read_text()
+        mutated = apply(original, edits, name)
+    except (ValueError, OSError) as e:
+        print(f"FAIL {crate} {name}: {e}")
+        return False
+    try:
+        source.write_text(mutated)
+        out = run_loom(crate, flt)
+    finally:
+        source.write_text(original)
+    log = out.stdout + out.stderr
+    if out.returncode != 0 and "test result: FAILED" in log:
+        print(f"caught {crate} {name} (loom {flt}): {why}")
+        return True
+    reason = "its models passed" if out.returncode == 0 else "it did not compile or run"
+    print(f"FAIL {crate} {name}: not caught, {reason}")
+    print("\n".join(log.splitlines()[-25:]))
+    return False
+
+
+def self_test(first: Path) -> int:
+    """A comment edit changes no behaviour: the script must say it was not caught."""
+    _, file, flt, _ = parse(first)
+    text = (first.parent.parent / file).read_text()
+    line = next(l for l in text.split("\n") if l.lstrip().startswith("//"))
+    edits = [(line, line + " (edited)")]
+    print("self-test: a harmless edit (a comment) must not count as caught")
+    if check(first.parent.parent, "harmless_comment", "a comment edited", file, flt, edits):
+        print("library_mutants: the self-test's harmless mutant was reported caught")
+        return 1
+    print("library_mutants: a mutant its models do not catch fails the run, as it should")
+    return 0
+
+
+def main() -> int:
+    args = sys.argv[1:]
+    if args == ["--self-test"]:
+        firsts = sorted(ROOT.glob("chapters/*/mutants/*.mutant"))
+        return self_test(firsts[0]) if firsts else 1
+    wanted = set(args)
+    mutants = sorted(ROOT.glob("chapters/*/mutants/*.mutant"))
+    if wanted:
+        mutants = [m for m in mutants if m.stem in wanted]
+        missing = wanted - {m.stem for m in mutants}
+        if missing:
+            print(f"library_mutants: no such mutant: {', '.join(sorted(missing))}")
+            return 2
+    if not mutants:
+        print("library_mutants: no mutant found under chapters/*/mutants")
+        return 1
+    failed = 0
+    for path in mutants:
+        try:
+            why, file, flt, edits = parse(path)
+        except (ValueError, OSError) as e:
+            print(f"FAIL {path}: {e}")
+            failed += 1
+            continue
+        if not check(path.parent.parent, path.stem, why, file, flt, edits):
+            failed += 1
+    print(f"library_mutants: {len(mutants) - failed} of {len(mutants)} caught")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
