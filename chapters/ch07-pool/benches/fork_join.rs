@@ -1,5 +1,5 @@
 //! Fork/join beside rayon, in the same run: fib(30) with no cutoff (one join per call,
-//! 1.6 million joins), and the article's workload, 64 root tasks each forking 256 leaves.
+//! 1.35 million joins), and the article's workload, 64 root tasks each forking 256 leaves.
 //!
 //! Quick run: `cargo bench -p ch07-pool --bench fork_join -- --warm-up-time 1 --measurement-time 5`
 
