@@ -118,6 +118,25 @@ fn atomic_costs_smoke_run() {
     }
 }
 
+/// The long-lived pool probe at a tiny size, both ways: it checks every fib value (exit 1 on a
+/// wrong one) and prints a row per round, then the first, slowest and last rounds.
+#[test]
+fn pool_drift_smoke_run() {
+    for fresh in [false, true] {
+        let mut args = vec!["--par", "1,2", "--rounds", "2", "--runs", "2", "--fib", "12"];
+        if fresh {
+            args.push("--fresh");
+        }
+        let text = run_ok(env!("CARGO_BIN_EXE_pool-drift"), &args);
+        for par in [1, 2] {
+            let rounds =
+                text.lines().filter(|l| l.starts_with(&format!("par={par:>3} round="))).count();
+            assert_eq!(rounds, 2, "two rounds at par {par}: {text}");
+            assert!(text.contains(&format!("par={par:>3} first round ")), "{text}");
+        }
+    }
+}
+
 /// Every probe answers `--help` with its usage and exit status 0 (it used to read `--help` as
 /// a flag missing its value).
 #[test]
@@ -131,6 +150,7 @@ fn every_probe_answers_help() {
         env!("CARGO_BIN_EXE_cas-contention"),
         env!("CARGO_BIN_EXE_queue-ops"),
         env!("CARGO_BIN_EXE_atomic-costs"),
+        env!("CARGO_BIN_EXE_pool-drift"),
     ] {
         let out = Command::new(bin).arg("--help").output().unwrap();
         let text = String::from_utf8_lossy(&out.stdout);

@@ -1,0 +1,103 @@
+//! Does a long-lived pool stay as fast as a new one? fib(N) with no cutoff, run again and again
+//! on one pool per parallelism: `--rounds` rounds of `--runs` runs each, and per round the
+//! median time (min-max) and the share of task boxes recycled (chapter 2's `reclaim`). With
+//! `--fresh`, every round gets a new pool instead: the baseline a drift is measured against.
+//!
+//! Chapter 7's criterion benchmark runs on one pool for seconds; the contention lab makes a
+//! pool per run. This probe is how the two were found to disagree, and why (chapter 7, "A
+//! long-lived pool").
+//!
+//! `cargo run --release -p probes --bin pool-drift [-- --par 2,16 --rounds 8 --runs 20 --fib 30]`
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use ch02_poll::reclaim::BoxCounts;
+use ch07_pool::{ThreadPool, fib};
+
+const USAGE: &str = "pool-drift [--par 2,16] [--rounds N] [--runs N] [--fib N] [--fresh]";
+
+struct Opts {
+    pars: Vec<usize>,
+    rounds: usize,
+    runs: usize,
+    fib: u64,
+    fresh: bool,
+}
+
+fn parse() -> Result<Opts, String> {
+    let mut o = Opts { pars: vec![2, 16], rounds: 8, runs: 20, fib: 30, fresh: false };
+    for (flag, v) in probes::flags(&["--fresh"])? {
+        match flag.as_str() {
+            "--fresh" => o.fresh = true,
+            "--par" => o.pars = probes::counts(&flag, &v)?,
+            "--rounds" => o.rounds = probes::number::<usize>(&flag, &v)?.max(1),
+            "--runs" => o.runs = probes::number::<usize>(&flag, &v)?.max(1),
+            "--fib" => o.fib = probes::number(&flag, &v)?,
+            _ => return Err(format!("unknown flag {flag}")),
+        }
+    }
+    if o.fib > 35 {
+        return Err(format!("--fib {}: at most 35 here (each round runs it --runs times)", o.fib));
+    }
+    Ok(o)
+}
+
+/// fib(n) by plain recursion: the value the pool must return.
+fn fib_plain(n: u64) -> u64 {
+    if n < 2 { n } else { fib_plain(n - 1) + fib_plain(n - 2) }
+}
+
+fn main() {
+    let o = probes::start("pool-drift", USAGE, parse);
+    let want = fib_plain(o.fib);
+    let pool_kind = if o.fresh { "a new pool per round" } else { "one pool for all rounds" };
+    println!(
+        "# pool-drift: fib({}) with no cutoff, {} rounds of {} runs on {pool_kind}; {}",
+        o.fib,
+        o.rounds,
+        o.runs,
+        probes::machine()
+    );
+    println!("# per round: median ms (min-max), task boxes recycled");
+    for &par in &o.pars {
+        let mut pool: ThreadPool = ThreadPool::new(par);
+        let mut medians = Vec::new();
+        for round in 1..=o.rounds {
+            if o.fresh && round > 1 {
+                pool = ThreadPool::new(par); // the old one shuts down when dropped
+            }
+            let before = BoxCounts::now();
+            let mut ms = Vec::with_capacity(o.runs);
+            for _ in 0..o.runs {
+                let t0 = Instant::now();
+                let (got, ()) = pool.join(move || fib(black_box(o.fib)), || ());
+                ms.push(t0.elapsed().as_secs_f64() * 1e3);
+                if got != want {
+                    eprintln!("pool-drift: fib({}) = {got}, expected {want}", o.fib);
+                    std::process::exit(1);
+                }
+            }
+            // Counts are added per batch of takes: close to exact over a round of many runs.
+            let boxes = BoxCounts::now().since(before);
+            let (median, min, max) = probes::median_min_max(&mut ms);
+            medians.push(median);
+            println!(
+                "par={par:>3} round={round:>2} ms={median:>5.1} ({min:.1}-{max:.1})  recycled {:.1}%",
+                100.0 * boxes.reuse_ratio()
+            );
+        }
+        let (slowest, worst) = medians
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1.total_cmp(b.1))
+            .map(|(i, &m)| (i + 1, m))
+            .expect("at least one round");
+        println!(
+            "par={par:>3} first round {:.1} ms, slowest {worst:.1} (round {slowest}, {:.2}x the first), last {:.1}",
+            medians[0],
+            worst / medians[0],
+            medians[medians.len() - 1]
+        );
+    }
+}
