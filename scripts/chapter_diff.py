@@ -65,7 +65,7 @@ MOVED = {
         ("ch04-grow/src/take.rs::poll", "scan.rs::try_poll",
          "the scan's poll: on a stalled queue it returns instead of spinning"),
         ("ch06-nsteals/src/pool.rs::steal", "scan.rs::steal",
-         "a steal says whether the queue was empty or stalled"),
+         "a steal says whether the queue was empty or stalled, and sends the box home"),
         ("ch06-nsteals/src/pool.rs::scan", "scan.rs::scan",
          "the scan passes a stalled queue by, and says so"),
     ],

@@ -178,6 +178,12 @@ criterion ch07-pool fork_join 5
 { label "fork/join beside rayon (criterion)" "$cmd"
   bench_lines '^fib30_no_cutoff/\|^64_roots_x_256_leaves/' <<<"$out"
 } > chapters/ch07-pool/figures/bench.txt
+echo "[figures] ch07: fib(30) round after round on one long-lived pool, and on a new pool per round"
+# (figures/pool-drift-before.txt is historical: the same probe at commit da7e901, before
+# thieves sent stolen boxes home; it is not regenerated.)
+cmd="cargo run --release -p probes --bin pool-drift"
+{ label "pool-drift: one pool for all rounds, then a new pool per round" "$cmd; $cmd -- --fresh"
+  $cmd; echo; $cmd -- --fresh; } > chapters/ch07-pool/figures/pool-drift.txt
 fi
 
 if want contention; then

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Known-wrong variants of the chapters' library code, and the loom models that must catch them.
+"""Known-wrong variants of the chapters' library code, and the tests that must catch them.
 
 The grader's mutants (`solutions/<chapter>/mutants`) edit a reader's exercise. Some protocols
 are not exercises but are still model-checked: chapter 2's pins (`src/reclaim.rs`) are one.
@@ -8,15 +8,16 @@ Their mutants live in `chapters/<crate>/mutants/<name>.mutant`, in the grader's 
 
     # What is wrong and what it breaks.
     file: src/reclaim.rs
-    caught-by: loom <test filter>
+    caught-by: loom <test filter>          (the crate's tests/loom.rs, under --cfg loom)
+    caught-by: test <target> <test filter> (one of the crate's test targets, in release)
     --- replace
     <lines exactly as they stand, occurring once>
     +++ with
     <the lines that replace them>
 
-For each mutant this script edits the file in place, runs the crate's loom models that the
-filter selects, and restores the file (also on an error or Ctrl-C). A mutant is caught when
-its models compile, run and fail; one that does not compile, or passes, fails the script.
+For each mutant this script edits the file in place, runs the tests that its `caught-by` line
+selects, and restores the file (also on an error or Ctrl-C). A mutant is caught when those
+tests compile, run and fail; one that does not compile, or passes, fails the script.
 
     python3 scripts/library_mutants.py            # every mutant of every chapter
     python3 scripts/library_mutants.py NAME ...   # only these
@@ -35,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def parse(path: Path):
-    """(why, file, filter, edits) of one mutant file; raises ValueError on a malformed one."""
+    """(why, file, caught-by words, edits) of one mutant file; raises ValueError if malformed."""
     why, file, caught, edits = [], None, None, []
     lines = path.read_text().split("\n")
     i = 0
@@ -46,10 +47,11 @@ def parse(path: Path):
         elif line.startswith("file:"):
             file = line[len("file:"):].strip()
         elif line.startswith("caught-by:"):
-            kind, _, flt = line[len("caught-by:"):].strip().partition(" ")
-            if kind != "loom" or not flt:
-                raise ValueError(f"{path.name}: caught-by must read `loom <filter>`, not {line!r}")
-            caught = flt.strip()
+            caught = line[len("caught-by:"):].split()
+            if not ((len(caught) == 2 and caught[0] == "loom")
+                    or (len(caught) == 3 and caught[0] == "test")):
+                raise ValueError(f"{path.name}: caught-by must read `loom <filter>` or "
+                                 f"`test <target> <filter>`, not {line!r}")
         elif line.strip():
             raise ValueError(f"{path.name}: unexpected header line {line!r}")
         i += 1
@@ -79,16 +81,22 @@ def apply(text: str, edits, name: str) -> str:
     return text
 
 
-def run_loom(crate: str, flt: str):
-    env = dict(os.environ, RUSTFLAGS="--cfg loom", LOOM_MAX_PREEMPTIONS="3",
-               CARGO_TARGET_DIR=str(ROOT / "target" / "loom"))
-    cmd = ["cargo", "test", "-p", crate, "--release", "--test", "loom", "--", flt,
+def run_tests(crate: str, caught):
+    """Runs what `caught` (`["loom", filter]` or `["test", target, filter]`) names."""
+    if caught[0] == "loom":
+        env = dict(os.environ, RUSTFLAGS="--cfg loom", LOOM_MAX_PREEMPTIONS="3",
+                   CARGO_TARGET_DIR=str(ROOT / "target" / "loom"))
+        target, flt = "loom", caught[1]
+    else:
+        env = dict(os.environ)
+        target, flt = caught[1], caught[2]
+    cmd = ["cargo", "test", "-p", crate, "--release", "--test", target, "--", flt,
            "--test-threads=1"]
     return subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
 
 
-def check(crate_dir: Path, name: str, why: str, file: str, flt: str, edits) -> bool:
-    """Applies one mutant, runs its models, restores the file; True when the models caught it."""
+def check(crate_dir: Path, name: str, why: str, file: str, caught, edits) -> bool:
+    """Applies one mutant, runs its tests, restores the file; True when the tests caught it."""
     crate = crate_dir.name
     source = crate_dir / file
     try:
@@ -99,14 +107,14 @@ def check(crate_dir: Path, name: str, why: str, file: str, flt: str, edits) -> b
         return False
     try:
         source.write_text(mutated)
-        out = run_loom(crate, flt)
+        out = run_tests(crate, caught)
     finally:
         source.write_text(original)
     log = out.stdout + out.stderr
     if out.returncode != 0 and "test result: FAILED" in log:
-        print(f"caught {crate} {name} (loom {flt}): {why}")
+        print(f"caught {crate} {name} ({' '.join(caught)}): {why}")
         return True
-    reason = "its models passed" if out.returncode == 0 else "it did not compile or run"
+    reason = "its tests passed" if out.returncode == 0 else "it did not compile or run"
     print(f"FAIL {crate} {name}: not caught, {reason}")
     print("\n".join(log.splitlines()[-25:]))
     return False
@@ -114,15 +122,15 @@ def check(crate_dir: Path, name: str, why: str, file: str, flt: str, edits) -> b
 
 def self_test(first: Path) -> int:
     """A comment edit changes no behaviour: the script must say it was not caught."""
-    _, file, flt, _ = parse(first)
+    _, file, caught, _ = parse(first)
     text = (first.parent.parent / file).read_text()
     line = next(l for l in text.split("\n") if l.lstrip().startswith("//"))
     edits = [(line, line + " (edited)")]
     print("self-test: a harmless edit (a comment) must not count as caught")
-    if check(first.parent.parent, "harmless_comment", "a comment edited", file, flt, edits):
+    if check(first.parent.parent, "harmless_comment", "a comment edited", file, caught, edits):
         print("library_mutants: the self-test's harmless mutant was reported caught")
         return 1
-    print("library_mutants: a mutant its models do not catch fails the run, as it should")
+    print("library_mutants: a mutant its tests do not catch fails the run, as it should")
     return 0
 
 
@@ -145,12 +153,12 @@ def main() -> int:
     failed = 0
     for path in mutants:
         try:
-            why, file, flt, edits = parse(path)
+            why, file, caught, edits = parse(path)
         except (ValueError, OSError) as e:
             print(f"FAIL {path}: {e}")
             failed += 1
             continue
-        if not check(path.parent.parent, path.stem, why, file, flt, edits):
+        if not check(path.parent.parent, path.stem, why, file, caught, edits):
             failed += 1
     print(f"library_mutants: {len(mutants) - failed} of {len(mutants)} caught")
     return 1 if failed else 0

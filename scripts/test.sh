@@ -215,7 +215,7 @@ step "cargo test (unit, property, probe, doc tests)" cargo test -q --workspace
 step "benchmarks smoke (criterion --test)" cargo bench -q --workspace -- --test
 step "loom models" loom_models
 step "the loom step fails when no model runs" loom_guard_fails
-step "library mutants: each caught by its loom model" python3 scripts/library_mutants.py
+step "library mutants: each caught by the test it names" python3 scripts/library_mutants.py
 step "library mutants: a harmless edit is not counted as caught" python3 scripts/library_mutants.py --self-test
 step "cargo grade --check (solutions pass, stubs and mutants fail)" cargo grade --check
 step "JDK 25 probes (skipped without a JDK 25)" jdk_probes

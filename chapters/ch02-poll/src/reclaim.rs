@@ -71,16 +71,19 @@ impl Drop for Pin {
 pub struct BoxCounts {
     pub reused: u64,
     pub allocated: u64,
+    /// Of the boxes taken, those a thief sent back to the thread that pushed them
+    /// ([`take_stolen`]).
+    pub sent_home: u64,
 }
 
 impl BoxCounts {
     /// The totals now.
     pub fn now() -> BoxCounts {
         #[cfg(not(loom))]
-        let (reused, allocated) = limbo::counts();
+        let (reused, allocated, sent_home) = limbo::counts();
         #[cfg(loom)]
-        let (reused, allocated) = (0, 0);
-        BoxCounts { reused, allocated }
+        let (reused, allocated, sent_home) = (0, 0, 0);
+        BoxCounts { reused, allocated, sent_home }
     }
 
     /// The boxes handed out since `earlier`.
@@ -88,6 +91,7 @@ impl BoxCounts {
         BoxCounts {
             reused: self.reused - earlier.reused,
             allocated: self.allocated - earlier.allocated,
+            sent_home: self.sent_home - earlier.sent_home,
         }
     }
 
@@ -128,6 +132,58 @@ pub unsafe fn take_task<T>(p: *mut T, pin: &Pin) -> Option<T> {
     // SAFETY: the caller's contract is `take_own`'s, and more.
     unsafe { take_own(p) }
 }
+
+/// Where a thread's task boxes go back to when another thread takes them: the thread that
+/// pushed them (see [`take_stolen`]).
+pub struct Home {
+    #[cfg(not(loom))]
+    inbox: limbo::Inbox,
+}
+
+/// This thread's [`Home`] (under loom, a home that keeps nothing: boxes are freed at once there).
+pub fn home() -> std::sync::Arc<Home> {
+    #[cfg(not(loom))]
+    return limbo::home();
+    #[cfg(loom)]
+    std::sync::Arc::new(Home {})
+}
+
+// ANCHOR: take_stolen
+/// A thief's take, after its pin has ended: moves the task out of `p`, and sends the memory
+/// back to `home`, the thread that pushed it, where there is one (else keeps it, as
+/// [`take_task`]). The thief's pin covers its reads of the slot up to its CAS; from the CAS on,
+/// the task is the thief's alone, so the rest, which may wait for a lock, runs unpinned (a
+/// thread descheduled while pinned holds back every batch sealed meanwhile).
+///
+/// Why send it home: recycled into the thief's own pushes, a stolen box would share its cache
+/// line with the pusher's boxes, and the two threads' writes would fight over the line (false
+/// sharing), on more lines with every steal. A long-lived pool slowed down run after run so.
+///
+/// # Safety
+/// `p` is null, or a pointer that [`boxed`] made and that the caller took out of its slot with
+/// a successful CAS to null while pinned; and `home`, if any, belongs to the thread that
+/// pushed it.
+pub unsafe fn take_stolen<T>(p: *mut T, home: Option<&Home>) -> Option<T> {
+    let Some(home) = home else {
+        // SAFETY: the caller's contract is `take_own`'s, and more.
+        return unsafe { take_own(p) };
+    };
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: the caller took the task at p out of its slot.
+    let task = unsafe { p.read() };
+    #[cfg(not(loom))]
+    limbo::send_home(p.cast(), std::alloc::Layout::new::<T>(), home);
+    #[cfg(loom)]
+    {
+        let _ = home;
+        // SAFETY: as in `take_own`.
+        drop(unsafe { Box::from_raw(p.cast::<std::mem::MaybeUninit<T>>()) });
+    }
+    Some(task)
+}
+// ANCHOR_END: take_stolen
 
 /// The owner's take (and a thief's, through `take_task`): moves the task out of `p`; its memory
 /// is reused or freed once every thread pinned now has unpinned.
@@ -326,12 +382,12 @@ mod limbo {
     use std::alloc::Layout;
     use std::cell::RefCell;
     use std::collections::VecDeque;
-    use std::sync::atomic::AtomicU64;
     use std::sync::atomic::Ordering::Relaxed;
-    use std::sync::{Mutex, PoisonError};
+    use std::sync::atomic::{AtomicU64, AtomicUsize};
+    use std::sync::{Arc, Mutex, PoisonError};
 
-    use super::BATCH;
     use super::pins::{Pinned, pinned_now};
+    use super::{BATCH, Home};
 
     /// Recycled boxes kept per layout (a few batches: what is in flight while pins clear);
     /// past this many, the allocator gets them back.
@@ -344,6 +400,11 @@ mod limbo {
         /// Its task's layout: never zero-sized (`boxed` refuses those).
         layout: Layout,
     }
+
+    // SAFETY: a `Garbage` is an address and a layout; the memory it names is owned by no one
+    // else (its task was moved out), so it may move to another thread (a batch left by an
+    // exited thread, a box sent home), which reuses or frees it once.
+    unsafe impl Send for Garbage {}
 
     impl Garbage {
         /// # Safety
@@ -361,16 +422,30 @@ mod limbo {
         boxes: Vec<Garbage>,
     }
 
-    // SAFETY: a `Garbage` is an address and a layout; the memory it names is owned by no one
-    // else (its task was moved out) and is freed once, by whichever thread frees the batch.
-    unsafe impl Send for Sealed {}
+    /// Boxes that other threads took from this thread's queue, handed back (`send_home`). Not
+    /// yet sealed: the owner adds them to its open batch at its next seal. `None` once the
+    /// thread has exited: a thief then keeps the box in its own limbo.
+    pub(super) struct Inbox {
+        boxes: Mutex<Option<Vec<Garbage>>>,
+        /// How many boxes wait in `boxes`, for the owner to look at without the lock.
+        waiting: AtomicUsize,
+    }
+
+    impl Inbox {
+        fn new(open: bool) -> Inbox {
+            Inbox { boxes: Mutex::new(open.then(Vec::new)), waiting: AtomicUsize::new(0) }
+        }
+
+        fn lock(&self) -> std::sync::MutexGuard<'_, Option<Vec<Garbage>>> {
+            self.boxes.lock().unwrap_or_else(PoisonError::into_inner)
+        }
+    }
 
     /// Batches left by threads that exited before their pins cleared; any later seal frees the
     /// ones that have.
     static ORPHANS: Mutex<Vec<Sealed>> = Mutex::new(Vec::new());
 
     /// One thread's taken boxes: waiting for their pins, then ready for reuse.
-    #[derive(Default)]
     struct Limbo {
         /// Taken since the last batch was sealed.
         open: Vec<Garbage>,
@@ -383,16 +458,62 @@ mod limbo {
         /// `boxed` calls served from `ready` and by the allocator, not yet added to the totals.
         reused: u64,
         allocated: u64,
+        /// Boxes this thread took and sent home, not yet added to the totals.
+        sent_home: u64,
+        /// Where thieves hand this thread's boxes back.
+        home: Arc<Home>,
+    }
+
+    impl Default for Limbo {
+        fn default() -> Limbo {
+            Limbo {
+                open: Vec::new(),
+                sealed: VecDeque::new(),
+                ready: Vec::new(),
+                spare: Vec::new(),
+                reused: 0,
+                allocated: 0,
+                sent_home: 0,
+                home: Arc::new(Home { inbox: Inbox::new(true) }),
+            }
+        }
+    }
+
+    /// This thread's home.
+    pub(super) fn home() -> Arc<Home> {
+        // A thread past its thread-locals gets a closed home: thieves keep its boxes.
+        LIMBO
+            .try_with(|l| l.borrow().home.clone())
+            .unwrap_or_else(|_| Arc::new(Home { inbox: Inbox::new(false) }))
+    }
+
+    /// Hands `memory` (of `layout`, just taken by this thread) back to `home`, or keeps it here
+    /// when that thread has exited.
+    pub(super) fn send_home(memory: *mut u8, layout: Layout, home: &Home) {
+        let mut inbox = home.inbox.lock();
+        match inbox.as_mut() {
+            Some(boxes) => {
+                boxes.push(Garbage { memory, layout });
+                home.inbox.waiting.store(boxes.len(), Relaxed); // Relaxed: a hint; the lock orders
+                drop(inbox);
+                let _ = LIMBO.try_with(|l| l.borrow_mut().sent_home += 1);
+            }
+            None => {
+                drop(inbox);
+                keep(memory, layout);
+            }
+        }
     }
 
     /// What every thread has added to its totals so far (see `super::BoxCounts`).
     static REUSED: AtomicU64 = AtomicU64::new(0);
     static ALLOCATED: AtomicU64 = AtomicU64::new(0);
+    static SENT_HOME: AtomicU64 = AtomicU64::new(0);
 
-    /// The totals: (reused, allocated).
-    pub(super) fn counts() -> (u64, u64) {
+    /// The totals: (reused, allocated, sent home).
+    pub(super) fn counts() -> (u64, u64, u64) {
         // Relaxed: statistics; the threads that added them were joined by the caller.
-        (REUSED.load(Relaxed), ALLOCATED.load(Relaxed))
+        (REUSED.load(Relaxed), ALLOCATED.load(Relaxed), SENT_HOME.load(Relaxed))
     }
 
     thread_local! {
@@ -405,7 +526,14 @@ mod limbo {
         LIMBO
             .try_with(|l| {
                 let mut l = l.borrow_mut();
-                let m = l.ready.iter_mut().find(|(k, _)| *k == layout).and_then(|(_, v)| v.pop());
+                let mut m =
+                    l.ready.iter_mut().find(|(k, _)| *k == layout).and_then(|(_, v)| v.pop());
+                // A thread whose tasks are all stolen takes nothing and so never seals: seal
+                // when a batch's worth of its boxes has come back. Relaxed: a hint.
+                if m.is_none() && l.home.inbox.waiting.load(Relaxed) >= BATCH {
+                    l.seal();
+                    m = l.ready.iter_mut().find(|(k, _)| *k == layout).and_then(|(_, v)| v.pop());
+                }
                 match m {
                     Some(_) => l.reused += 1,
                     None => l.allocated += 1, // `boxed` asks the allocator next
@@ -438,6 +566,7 @@ mod limbo {
         /// stands on its own: one held back by a long pin does not hold back the others).
         // ANCHOR: seal
         fn seal(&mut self) {
+            self.take_returned();
             let fresh = self.spare.pop().unwrap_or_else(|| Vec::with_capacity(BATCH));
             let boxes = std::mem::replace(&mut self.open, fresh);
             self.sealed.push_back(Sealed { pinned: pinned_now(), boxes });
@@ -458,11 +587,23 @@ mod limbo {
         }
         // ANCHOR_END: seal
 
+        /// Moves the boxes that thieves handed back into the open batch: they were taken
+        /// before this seal's look at the pins, so it covers them as it covers this thread's
+        /// own takes.
+        fn take_returned(&mut self) {
+            let mut inbox = self.home.inbox.lock();
+            if let Some(boxes) = inbox.as_mut() {
+                self.open.append(boxes);
+                self.home.inbox.waiting.store(0, Relaxed); // Relaxed: a hint, as above
+            }
+        }
+
         /// Adds this thread's counts to the totals.
         fn add_counts(&mut self) {
             // Relaxed: statistics.
             REUSED.fetch_add(std::mem::take(&mut self.reused), Relaxed);
             ALLOCATED.fetch_add(std::mem::take(&mut self.allocated), Relaxed);
+            SENT_HOME.fetch_add(std::mem::take(&mut self.sent_home), Relaxed);
         }
 
         /// `g`'s pins have cleared: keep it for `reuse`, or free it past `KEEP`.
@@ -511,6 +652,9 @@ mod limbo {
                     unsafe { Garbage { memory, layout }.free() };
                 }
             }
+            // Close the inbox: thieves keep what they take from now on.
+            let returned = self.home.inbox.lock().take();
+            self.open.extend(returned.into_iter().flatten());
             let open = std::mem::take(&mut self.open);
             let last = (!open.is_empty()).then(|| Sealed { pinned: pinned_now(), boxes: open });
             let mut orphans = ORPHANS.lock().unwrap_or_else(PoisonError::into_inner);

@@ -5,10 +5,10 @@
 #![cfg(not(loom))]
 
 use std::collections::HashSet;
-use std::sync::{Mutex, mpsc};
+use std::sync::{Arc, Mutex, mpsc};
 use std::thread;
 
-use ch02_poll::reclaim::{BATCH, boxed, pin, take_own};
+use ch02_poll::reclaim::{BATCH, Home, boxed, home, pin, take_own, take_stolen};
 
 /// Held by each test for its whole run.
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -87,4 +87,71 @@ fn a_pinned_thread_holds_back_the_batches_sealed_meanwhile() {
     })
     .join()
     .expect("the test thread");
+}
+
+/// Pushes `n` tasks on this thread without taking them: the box addresses, for a thief.
+fn push_only(n: usize) -> Vec<usize> {
+    (0..n).map(|i| boxed(i as u64) as usize).collect()
+}
+
+/// A thief hands the boxes it steals back to their pusher: a pusher whose every task was stolen
+/// (it never takes, so it never seals on its own) gets them back once a batch's worth has come
+/// home, and pushes into them. (A thief that keeps them, as `take_task` does, fails this:
+/// tried. The thief is still alive when the pusher looks, so its boxes cannot come back
+/// through the allocator either.)
+#[test]
+fn stolen_boxes_go_back_to_their_pusher() {
+    let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let (boxes_tx, boxes_rx) = mpsc::channel::<(Vec<usize>, Arc<Home>)>();
+    let (stolen_tx, stolen_rx) = mpsc::channel::<()>();
+    let (done_tx, done_rx) = mpsc::channel::<()>();
+    let thief = thread::spawn(move || {
+        let (pushed, home) = boxes_rx.recv().expect("the pusher's boxes");
+        for (i, p) in pushed.iter().enumerate() {
+            // SAFETY: made by `boxed` on the pusher's thread, whose `home` this is, and handed
+            // to this thread alone (as a CAS would).
+            let task = unsafe { take_stolen(*p as *mut u64, Some(&*home)) };
+            assert_eq!(task, Some(i as u64));
+        }
+        stolen_tx.send(()).expect("the pusher waits");
+        let _ = done_rx.recv(); // alive until the pusher has looked
+    });
+    thread::spawn(move || {
+        let pushed = push_only(3 * BATCH);
+        boxes_tx.send((pushed.clone(), home())).expect("the thief waits");
+        stolen_rx.recv().expect("the thief steals them all");
+        let again = push_only(3 * BATCH);
+        let pushed: HashSet<_> = pushed.into_iter().collect();
+        let back = again.iter().filter(|p| pushed.contains(p)).count();
+        assert!(back >= BATCH, "{back} of the pusher's stolen boxes came back to it");
+        for p in again {
+            // SAFETY: from `boxed` on this thread; no one else saw it.
+            unsafe { take_own(p as *mut u64) };
+        }
+        done_tx.send(()).expect("the thief waits");
+    })
+    .join()
+    .expect("the pusher");
+    thief.join().expect("the thief");
+}
+
+/// A box stolen after its pusher has exited stays with the thief (its home is closed): the
+/// task comes out whole, and the thief reuses the box. (Dropping it instead fails this:
+/// nothing comes back.)
+#[test]
+fn a_box_whose_pusher_has_exited_stays_with_the_thief() {
+    let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let (pushed, home) = thread::spawn(|| (push_only(BATCH), home())).join().expect("the pusher");
+    thread::spawn(move || {
+        for (i, p) in pushed.iter().enumerate() {
+            // SAFETY: made by `boxed` on the pusher's thread, whose `home` this is; handed to
+            // this thread alone.
+            assert_eq!(unsafe { take_stolen(*p as *mut u64, Some(&*home)) }, Some(i as u64));
+        }
+        let later: HashSet<_> = cycle(20 * BATCH).into_iter().collect();
+        let back = pushed.iter().filter(|p| later.contains(p)).count();
+        assert!(back > 0, "none of the boxes kept by the thief was reused");
+    })
+    .join()
+    .expect("the thief");
 }
