@@ -10,14 +10,18 @@ Their mutants live in `chapters/<crate>/mutants/<name>.mutant`, in the grader's 
     file: src/reclaim.rs
     caught-by: loom <test filter>          (the crate's tests/loom.rs, under --cfg loom)
     caught-by: test <target> <test filter> (one of the crate's test targets, in release)
+    expect: <text the failure must print>  (optional: a loom report, an assertion's message)
     --- replace
     <lines exactly as they stand, occurring once>
     +++ with
     <the lines that replace them>
 
 For each mutant this script edits the file in place, runs the tests that its `caught-by` line
-selects, and restores the file (also on an error or Ctrl-C). A mutant is caught when those
-tests compile, run and fail; one that does not compile, or passes, fails the script.
+selects, and restores the file (also on an error or Ctrl-C; a copy waits in
+target/library-mutants/ while a mutant is applied, and a later run puts back any copy that a
+killed run left there). A mutant is caught when those tests compile, run, fail within the time
+limit, and print its `expect:` text; one that does not compile, passes, hangs, or fails for
+another reason fails the script.
 
     python3 scripts/library_mutants.py            # every mutant of every chapter
     python3 scripts/library_mutants.py NAME ...   # only these
@@ -33,17 +37,21 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+BACKUPS = ROOT / "target" / "library-mutants"
+TIMEOUT_S = 600
 
 
 def parse(path: Path):
-    """(why, file, caught-by words, edits) of one mutant file; raises ValueError if malformed."""
-    why, file, caught, edits = [], None, None, []
+    """(why, file, caught-by words, expect, edits) of one mutant file; ValueError if malformed."""
+    why, file, caught, expect, edits = [], None, None, None, []
     lines = path.read_text().split("\n")
     i = 0
     while i < len(lines) and not lines[i].startswith("--- replace"):
         line = lines[i]
         if line.startswith("#"):
             why.append(line[1:].strip())
+        elif line.startswith("expect:"):
+            expect = line[len("expect:"):].strip() or None
         elif line.startswith("file:"):
             file = line[len("file:"):].strip()
         elif line.startswith("caught-by:"):
@@ -69,7 +77,7 @@ def parse(path: Path):
         edits.append(("\n".join(old), "\n".join(new).rstrip("\n")))
     if file is None or caught is None or not edits:
         raise ValueError(f"{path.name}: needs a `file:` line, a `caught-by:` line and an edit")
-    return " ".join(why), file, caught, edits
+    return " ".join(why), file, caught, expect, edits
 
 
 def apply(text: str, edits, name: str) -> str:
@@ -92,10 +100,25 @@ def run_tests(crate: str, caught):
         target, flt = caught[1], caught[2]
     cmd = ["cargo", "test", "-p", crate, "--release", "--test", target, "--", flt,
            "--test-threads=1"]
-    return subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
+    return subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=TIMEOUT_S)
 
 
-def check(crate_dir: Path, name: str, why: str, file: str, caught, edits) -> bool:
+def backup_of(source: Path) -> Path:
+    return BACKUPS / str(source.relative_to(ROOT)).replace("/", "__")
+
+
+def restore_leftovers() -> None:
+    """Puts back any source a killed run left mutated (its copy is still in BACKUPS)."""
+    for copy in sorted(BACKUPS.glob("*")) if BACKUPS.is_dir() else []:
+        source = ROOT / copy.name.replace("__", "/")
+        source.write_text(copy.read_text())
+        copy.unlink()
+        print(f"library_mutants: restored {source.relative_to(ROOT)}, left mutated by an "
+              "interrupted run")
+
+
+def check(crate_dir: Path, name: str, why: str, file: str, caught, expect, edits) -> bool:
     """Applies one mutant, runs its tests, restores the file; True when the tests caught it."""
     crate = crate_dir.name
     source = crate_dir / file
@@ -105,16 +128,29 @@ def check(crate_dir: Path, name: str, why: str, file: str, caught, edits) -> boo
     except (ValueError, OSError) as e:
         print(f"FAIL {crate} {name}: {e}")
         return False
+    copy = backup_of(source)
+    BACKUPS.mkdir(parents=True, exist_ok=True)
+    copy.write_text(original)
     try:
         source.write_text(mutated)
         out = run_tests(crate, caught)
+    except subprocess.TimeoutExpired:
+        print(f"FAIL {crate} {name}: not caught, its tests ran past {TIMEOUT_S} s")
+        return False
     finally:
         source.write_text(original)
+        copy.unlink()
     log = out.stdout + out.stderr
-    if out.returncode != 0 and "test result: FAILED" in log:
+    failed = out.returncode != 0 and "test result: FAILED" in log
+    if failed and (expect is None or expect in log):
         print(f"caught {crate} {name} ({' '.join(caught)}): {why}")
         return True
-    reason = "its tests passed" if out.returncode == 0 else "it did not compile or run"
+    if failed:
+        reason = f"its tests failed without printing {expect!r}"
+    elif out.returncode == 0:
+        reason = "its tests passed"
+    else:
+        reason = "it did not compile or run"
     print(f"FAIL {crate} {name}: not caught, {reason}")
     print("\n".join(log.splitlines()[-25:]))
     return False
@@ -122,12 +158,13 @@ def check(crate_dir: Path, name: str, why: str, file: str, caught, edits) -> boo
 
 def self_test(first: Path) -> int:
     """A comment edit changes no behaviour: the script must say it was not caught."""
-    _, file, caught, _ = parse(first)
+    _, file, caught, _, _ = parse(first)
     text = (first.parent.parent / file).read_text()
     line = next(l for l in text.split("\n") if l.lstrip().startswith("//"))
     edits = [(line, line + " (edited)")]
     print("self-test: a harmless edit (a comment) must not count as caught")
-    if check(first.parent.parent, "harmless_comment", "a comment edited", file, caught, edits):
+    if check(first.parent.parent, "harmless_comment", "a comment edited", file, caught, None,
+             edits):
         print("library_mutants: the self-test's harmless mutant was reported caught")
         return 1
     print("library_mutants: a mutant its tests do not catch fails the run, as it should")
@@ -135,6 +172,7 @@ def self_test(first: Path) -> int:
 
 
 def main() -> int:
+    restore_leftovers()
     args = sys.argv[1:]
     if args == ["--self-test"]:
         firsts = sorted(ROOT.glob("chapters/*/mutants/*.mutant"))
@@ -153,12 +191,12 @@ def main() -> int:
     failed = 0
     for path in mutants:
         try:
-            why, file, caught, edits = parse(path)
+            why, file, caught, expect, edits = parse(path)
         except (ValueError, OSError) as e:
             print(f"FAIL {path}: {e}")
             failed += 1
             continue
-        if not check(path.parent.parent, path.stem, why, file, caught, edits):
+        if not check(path.parent.parent, path.stem, why, file, caught, expect, edits):
             failed += 1
     print(f"library_mutants: {len(mutants) - failed} of {len(mutants)} caught")
     return 1 if failed else 0

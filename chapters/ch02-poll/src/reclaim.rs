@@ -20,7 +20,9 @@
 //! what a work-stealing queue needs:
 //! - **Pins** (`pins`): each thread has a counter, odd while it is pinned; pinning is a store
 //!   and a SeqCst fence, unpinning a store. No global epoch.
-//! - **Limbo** (`limbo`): each thread keeps what it took, and every [`BATCH`] takes *seals* a
+//! - **Limbo** (`limbo`): each thread keeps what it took (a thief hands a box back to the
+//!   thread that pushed it instead, when it knows which: [`take_stolen`], `handback`), and
+//!   every [`BATCH`] takes *seals* a
 //!   batch: a fence, then a look at every thread's counter, noting those that are odd. The
 //!   batch is past its pins once each noted counter has moved on. Then the thread *recycles*
 //!   the boxes: [`boxed`], which every push calls, takes one of the right size before it asks
@@ -38,8 +40,8 @@
 //! back to `malloc` (measured; the contention page tells the story). Here a seal pins nothing,
 //! and a thread stopped inside its pin holds back only the batches sealed while it was pinned.
 
-/// Boxes per batch: one fence, one lock and one look at every thread's pin counter per this many
-/// takes. (Batches of 256 timed the same on fib(30); larger ones keep more memory waiting.)
+/// Boxes per batch: one fence, two locks (the thread registry, the inbox) and one look at every
+/// thread's pin counter per this many takes. (Batches of 256 timed the same on fib(30); larger ones keep more memory waiting.)
 pub const BATCH: usize = 2048;
 
 /// Held while a thread reads task pointers out of slots: its counter is odd meanwhile (nothing
@@ -137,7 +139,7 @@ pub unsafe fn take_task<T>(p: *mut T, pin: &Pin) -> Option<T> {
 /// pushed them (see [`take_stolen`]).
 pub struct Home {
     #[cfg(not(loom))]
-    inbox: limbo::Inbox,
+    inbox: handback::Inbox<limbo::Garbage>,
 }
 
 /// This thread's [`Home`] (under loom, a home that keeps nothing: boxes are freed at once there).
@@ -159,10 +161,12 @@ pub fn home() -> std::sync::Arc<Home> {
 /// line with the pusher's boxes, and the two threads' writes would fight over the line (false
 /// sharing), on more lines with every steal. A long-lived pool slowed down run after run so.
 ///
+/// `home` should belong to the thread that pushed the task (any thread's batches are safe for
+/// the box; only the pusher's keep boxes apart from other threads').
+///
 /// # Safety
 /// `p` is null, or a pointer that [`boxed`] made and that the caller took out of its slot with
-/// a successful CAS to null while pinned; and `home`, if any, belongs to the thread that
-/// pushed it.
+/// a successful CAS to null while pinned.
 pub unsafe fn take_stolen<T>(p: *mut T, home: Option<&Home>) -> Option<T> {
     let Some(home) = home else {
         // SAFETY: the caller's contract is `take_own`'s, and more.
@@ -209,7 +213,7 @@ pub unsafe fn take_own<T>(p: *mut T) -> Option<T> {
 pub mod pins {
     //! Pin counters: one per thread, odd while it is pinned, and the look a seal takes at them.
     //! [`Registry`] and [`Handle`] are the protocol; this process's one registry and each
-    //! thread's handle (`enter`, `leave`, `pinned_now`) wrap them. Public so that chapter 2's
+    //! thread's handle (`enter`, `leave`, `registry`) wrap them. Public so that chapter 2's
     //! loom model (`tests/loom.rs`) can drive the protocol with a registry of its own.
 
     use std::cell::Cell;
@@ -309,15 +313,14 @@ pub mod pins {
 
     // ANCHOR: pinned
     impl Registry {
-        /// The threads pinned now, other than `me` (whose own pin, if any, is the one its
-        /// caller's take ran under: it holds no other pointer).
-        pub fn pinned_now(&self, me: Option<&Handle>) -> Pinned {
+        /// The threads pinned now, the caller included: a thread that seals while pinned (a
+        /// thief's take under its pin) holds back its own batch until it unpins, like anyone's.
+        pub fn pinned_now(&self) -> Pinned {
             // SeqCst fence: the takes before it (swaps and CASes that emptied the slots) may
             // not move below the look at the counters. Pairs with the fence in `enter`.
             fence(SeqCst);
-            let me = me.map(|h| Arc::as_ptr(&h.counter));
             let threads = self.lock();
-            let noted = threads.iter().filter(|c| Some(Arc::as_ptr(c)) != me).filter_map(|c| {
+            let noted = threads.iter().filter_map(|c| {
                 // Acquire: the fence orders the look after the takes; Acquire also orders
                 // the reuse after the unpin of a thread seen already even.
                 let v = c.load(Acquire);
@@ -339,7 +342,7 @@ pub mod pins {
     /// This process's registry and each thread's handle in it.
     #[cfg(not(loom))]
     mod process {
-        use super::{Handle, Pinned, Registry};
+        use super::{Handle, Registry};
 
         static THREADS: Registry = Registry::new();
 
@@ -367,14 +370,86 @@ pub mod pins {
             let _ = ME.try_with(|me| me.0.leave());
         }
 
-        /// The threads pinned now, other than the calling one.
-        pub(crate) fn pinned_now() -> Pinned {
-            ME.try_with(|me| THREADS.pinned_now(Some(&me.0)))
-                .unwrap_or_else(|_| THREADS.pinned_now(None))
+        /// The process's registry.
+        pub(crate) fn registry() -> &'static Registry {
+            &THREADS
         }
     }
     #[cfg(not(loom))]
-    pub(crate) use process::{enter, leave, pinned_now};
+    pub(crate) use process::{enter, leave, registry};
+}
+
+pub mod handback {
+    //! Boxes handed back to the thread that pushed them ([`super::take_stolen`]), and the order
+    //! in which a seal takes them in. Public, and compiled under loom, for chapter 2's model.
+
+    use crate::sync::Ordering::Relaxed;
+    use crate::sync::{AtomicUsize, Mutex, MutexGuard};
+
+    use super::pins::{Pinned, Registry};
+
+    /// One thread's inbox: what other threads hand back, until the thread collects it; closed
+    /// (`None`) once the thread has exited.
+    pub struct Inbox<T> {
+        items: Mutex<Option<Vec<T>>>,
+        /// How many items wait, for the owner to read without the lock (a hint).
+        waiting: AtomicUsize,
+    }
+
+    impl<T> Inbox<T> {
+        /// An open inbox.
+        pub fn new() -> Inbox<T> {
+            Inbox { items: Mutex::new(Some(Vec::new())), waiting: AtomicUsize::new(0) }
+        }
+
+        /// A closed inbox: every `send` gets its item back.
+        pub fn closed() -> Inbox<T> {
+            Inbox { items: Mutex::new(None), waiting: AtomicUsize::new(0) }
+        }
+
+        /// Hands `item` back; returns it when the inbox is closed.
+        pub fn send(&self, item: T) -> Result<(), T> {
+            let mut items = self.lock();
+            let Some(list) = items.as_mut() else { return Err(item) };
+            list.push(item);
+            self.waiting.store(list.len(), Relaxed); // Relaxed: a hint; the lock orders the items
+            Ok(())
+        }
+
+        /// How many items wait (a hint: it may lag behind the lock's view).
+        pub fn waiting(&self) -> usize {
+            self.waiting.load(Relaxed) // Relaxed: a hint, see `send`
+        }
+
+        /// Closes the inbox and returns what waited in it.
+        pub fn close(&self) -> Vec<T> {
+            self.waiting.store(0, Relaxed); // Relaxed: a hint, see `send`
+            self.lock().take().unwrap_or_default()
+        }
+
+        fn lock(&self) -> MutexGuard<'_, Option<Vec<T>>> {
+            self.items.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        }
+    }
+
+    impl<T> Default for Inbox<T> {
+        fn default() -> Inbox<T> {
+            Inbox::new()
+        }
+    }
+
+    // ANCHOR: seal_returned
+    /// A seal's first two steps: moves what came back to `inbox` into the open batch `open`,
+    /// then looks at the pins. In this order: the look must come after the take of every box
+    /// it covers, and a box is handed back after its take (the lock orders the two).
+    pub fn seal_returned<T>(inbox: &Inbox<T>, open: &mut Vec<T>, registry: &Registry) -> Pinned {
+        if let Some(items) = inbox.lock().as_mut() {
+            open.append(items);
+            inbox.waiting.store(0, Relaxed); // Relaxed: a hint, see `send`
+        }
+        registry.pinned_now()
+    }
+    // ANCHOR_END: seal_returned
 }
 
 #[cfg(not(loom))]
@@ -382,11 +457,12 @@ mod limbo {
     use std::alloc::Layout;
     use std::cell::RefCell;
     use std::collections::VecDeque;
+    use std::sync::atomic::AtomicU64;
     use std::sync::atomic::Ordering::Relaxed;
-    use std::sync::atomic::{AtomicU64, AtomicUsize};
     use std::sync::{Arc, Mutex, PoisonError};
 
-    use super::pins::{Pinned, pinned_now};
+    use super::handback::{Inbox, seal_returned};
+    use super::pins::{Pinned, registry};
     use super::{BATCH, Home};
 
     /// Recycled boxes kept per layout (a few batches: what is in flight while pins clear);
@@ -394,7 +470,7 @@ mod limbo {
     const KEEP: usize = 8 * BATCH;
 
     /// Memory of a taken task (the task moved out): an address and its layout.
-    struct Garbage {
+    pub(super) struct Garbage {
         /// From the global allocator (through `boxed`); holds no value.
         memory: *mut u8,
         /// Its task's layout: never zero-sized (`boxed` refuses those).
@@ -420,25 +496,6 @@ mod limbo {
     struct Sealed {
         pinned: Pinned,
         boxes: Vec<Garbage>,
-    }
-
-    /// Boxes that other threads took from this thread's queue, handed back (`send_home`). Not
-    /// yet sealed: the owner adds them to its open batch at its next seal. `None` once the
-    /// thread has exited: a thief then keeps the box in its own limbo.
-    pub(super) struct Inbox {
-        boxes: Mutex<Option<Vec<Garbage>>>,
-        /// How many boxes wait in `boxes`, for the owner to look at without the lock.
-        waiting: AtomicUsize,
-    }
-
-    impl Inbox {
-        fn new(open: bool) -> Inbox {
-            Inbox { boxes: Mutex::new(open.then(Vec::new)), waiting: AtomicUsize::new(0) }
-        }
-
-        fn lock(&self) -> std::sync::MutexGuard<'_, Option<Vec<Garbage>>> {
-            self.boxes.lock().unwrap_or_else(PoisonError::into_inner)
-        }
     }
 
     /// Batches left by threads that exited before their pins cleared; any later seal frees the
@@ -474,7 +531,7 @@ mod limbo {
                 reused: 0,
                 allocated: 0,
                 sent_home: 0,
-                home: Arc::new(Home { inbox: Inbox::new(true) }),
+                home: Arc::new(Home { inbox: Inbox::new() }),
             }
         }
     }
@@ -484,24 +541,17 @@ mod limbo {
         // A thread past its thread-locals gets a closed home: thieves keep its boxes.
         LIMBO
             .try_with(|l| l.borrow().home.clone())
-            .unwrap_or_else(|_| Arc::new(Home { inbox: Inbox::new(false) }))
+            .unwrap_or_else(|_| Arc::new(Home { inbox: Inbox::closed() }))
     }
 
     /// Hands `memory` (of `layout`, just taken by this thread) back to `home`, or keeps it here
     /// when that thread has exited.
     pub(super) fn send_home(memory: *mut u8, layout: Layout, home: &Home) {
-        let mut inbox = home.inbox.lock();
-        match inbox.as_mut() {
-            Some(boxes) => {
-                boxes.push(Garbage { memory, layout });
-                home.inbox.waiting.store(boxes.len(), Relaxed); // Relaxed: a hint; the lock orders
-                drop(inbox);
+        match home.inbox.send(Garbage { memory, layout }) {
+            Ok(()) => {
                 let _ = LIMBO.try_with(|l| l.borrow_mut().sent_home += 1);
             }
-            None => {
-                drop(inbox);
-                keep(memory, layout);
-            }
+            Err(g) => keep(g.memory, g.layout),
         }
     }
 
@@ -530,7 +580,7 @@ mod limbo {
                     l.ready.iter_mut().find(|(k, _)| *k == layout).and_then(|(_, v)| v.pop());
                 // A thread whose tasks are all stolen takes nothing and so never seals: seal
                 // when a batch's worth of its boxes has come back. Relaxed: a hint.
-                if m.is_none() && l.home.inbox.waiting.load(Relaxed) >= BATCH {
+                if m.is_none() && l.home.inbox.waiting() >= BATCH {
                     l.seal();
                     m = l.ready.iter_mut().find(|(k, _)| *k == layout).and_then(|(_, v)| v.pop());
                 }
@@ -561,15 +611,15 @@ mod limbo {
 
     impl Limbo {
         /// Seals the open batch: a thief that may still hold one of its addresses has been
-        /// pinned since before that task was taken, so it is pinned now, and `pinned_now`
+        /// pinned since before that task was taken, so it is pinned now, and `seal_returned`
         /// notes it. Then recycles every batch whose noted pins have cleared (each batch
         /// stands on its own: one held back by a long pin does not hold back the others).
         // ANCHOR: seal
         fn seal(&mut self) {
-            self.take_returned();
+            let pinned = seal_returned(&self.home.inbox, &mut self.open, registry());
             let fresh = self.spare.pop().unwrap_or_else(|| Vec::with_capacity(BATCH));
             let boxes = std::mem::replace(&mut self.open, fresh);
-            self.sealed.push_back(Sealed { pinned: pinned_now(), boxes });
+            self.sealed.push_back(Sealed { pinned, boxes });
             let mut i = 0;
             while i < self.sealed.len() {
                 if !self.sealed[i].pinned.passed() {
@@ -586,17 +636,6 @@ mod limbo {
             self.add_counts();
         }
         // ANCHOR_END: seal
-
-        /// Moves the boxes that thieves handed back into the open batch: they were taken
-        /// before this seal's look at the pins, so it covers them as it covers this thread's
-        /// own takes.
-        fn take_returned(&mut self) {
-            let mut inbox = self.home.inbox.lock();
-            if let Some(boxes) = inbox.as_mut() {
-                self.open.append(boxes);
-                self.home.inbox.waiting.store(0, Relaxed); // Relaxed: a hint, as above
-            }
-        }
 
         /// Adds this thread's counts to the totals.
         fn add_counts(&mut self) {
@@ -653,10 +692,11 @@ mod limbo {
                 }
             }
             // Close the inbox: thieves keep what they take from now on.
-            let returned = self.home.inbox.lock().take();
-            self.open.extend(returned.into_iter().flatten());
+            let returned = self.home.inbox.close();
+            self.open.extend(returned);
             let open = std::mem::take(&mut self.open);
-            let last = (!open.is_empty()).then(|| Sealed { pinned: pinned_now(), boxes: open });
+            let pinned = registry().pinned_now(); // after the close: as in `seal_returned`
+            let last = (!open.is_empty()).then_some(Sealed { pinned, boxes: open });
             let mut orphans = ORPHANS.lock().unwrap_or_else(PoisonError::into_inner);
             orphans.extend(self.sealed.drain(..).chain(last));
         }

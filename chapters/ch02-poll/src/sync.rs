@@ -2,12 +2,12 @@
 //! versions under `--cfg loom`, std's otherwise. Everything else imports from here.
 
 #[cfg(loom)]
-pub use loom::sync::atomic::{AtomicI32, AtomicPtr, AtomicU64, Ordering, fence};
+pub use loom::sync::atomic::{AtomicI32, AtomicPtr, AtomicU64, AtomicUsize, Ordering, fence};
 #[cfg(loom)]
 pub use loom::sync::{Arc, Mutex, MutexGuard};
 
 #[cfg(not(loom))]
-pub use std::sync::atomic::{AtomicI32, AtomicPtr, AtomicU64, Ordering, fence};
+pub use std::sync::atomic::{AtomicI32, AtomicPtr, AtomicU64, AtomicUsize, Ordering, fence};
 #[cfg(not(loom))]
 pub use std::sync::{Arc, Mutex, MutexGuard};
 

@@ -168,9 +168,9 @@ fn a_box_is_reused_only_after_the_pins_that_saw_it(thieves: usize) {
                 })
             })
             .collect();
-        let me = registry.register();
+        let _me = registry.register();
         let p = slot.swap(std::ptr::null_mut(), SeqCst); // the owner's take
-        let pinned = registry.pinned_now(Some(&me));
+        let pinned = registry.pinned_now();
         while !pinned.passed() {
             thread::yield_now();
         }
@@ -185,8 +185,86 @@ fn a_box_is_reused_only_after_the_pins_that_saw_it(thieves: usize) {
     });
 }
 
+/// The same, for a box handed back (`reclaim::handback`): thief A pins and reads the task,
+/// as above; thief B takes it with a CAS, unpins, and hands the box back to the owner's inbox
+/// (`take_stolen`). The owner, which never took it itself, seals with `seal_returned`, waits
+/// for the pins it noted, and reuses the memory. A seal that looks at the pins before it
+/// empties its inbox can miss A and race A's read: loom reports it on the cell.
+fn a_box_handed_back_is_reused_only_after_the_pins_that_saw_it() {
+    use ch02_poll::reclaim::handback::{Inbox, seal_returned};
+    use ch02_poll::reclaim::pins::Registry;
+    use loom::cell::UnsafeCell;
+    use loom::sync::Arc;
+    use loom::sync::atomic::AtomicPtr;
+    use loom::sync::atomic::Ordering::{Acquire, Relaxed, SeqCst};
+
+    type Cell = UnsafeCell<u32>;
+    /// A box's address, as the inbox holds it.
+    struct Addr(*mut Cell);
+    // SAFETY: an address handed from the thief that took it to the owner: one holder at a time.
+    unsafe impl Send for Addr {}
+
+    loom::model(|| {
+        let registry = Arc::new(Registry::new());
+        let inbox = Arc::new(Inbox::<Addr>::new());
+        let task = Box::into_raw(Box::new(Cell::new(7)));
+        let slot = Arc::new(AtomicPtr::new(task));
+        let reader = {
+            let (registry, slot) = (registry.clone(), slot.clone());
+            thread::spawn(move || {
+                let me = registry.register();
+                me.enter();
+                let p = slot.load(Acquire);
+                // SAFETY: a non-null pointer read while pinned is not reused before the unpin.
+                let seen = (!p.is_null()).then(|| unsafe { (*p).with(|v| *v) });
+                me.leave();
+                seen
+            })
+        };
+        let taker = {
+            let (registry, slot, inbox) = (registry.clone(), slot.clone(), inbox.clone());
+            thread::spawn(move || {
+                let me = registry.register();
+                me.enter();
+                let p = slot.load(Acquire);
+                let won = !p.is_null()
+                    && slot.compare_exchange(p, std::ptr::null_mut(), SeqCst, Relaxed).is_ok();
+                me.leave(); // the pin ends at the CAS, as in chapter 7's `steal`
+                if won {
+                    assert!(inbox.send(Addr(p)).is_ok(), "the owner's inbox is open");
+                }
+            })
+        };
+        // The owner: seal until the box has come back, then wait for the pins noted with it.
+        let mut open = Vec::new();
+        let pinned = loop {
+            let pinned = seal_returned(&inbox, &mut open, &registry);
+            if !open.is_empty() {
+                break pinned;
+            }
+            thread::yield_now();
+        };
+        while !pinned.passed() {
+            thread::yield_now();
+        }
+        let Addr(p) = open.pop().expect("the box came back");
+        // SAFETY: the pins noted after the box came back have passed: no thief still reads it.
+        unsafe { (*p).with_mut(|v| *v = 8) }; // the reuse
+        taker.join().unwrap();
+        let seen = reader.join().unwrap();
+        assert!(matches!(seen, None | Some(7)), "a thief read the newer task: {seen:?}");
+        // SAFETY: from Box::into_raw above; every thread that read it has been joined.
+        drop(unsafe { Box::from_raw(p) });
+    });
+}
+
 mod reference {
     models!(ch02_poll::Reference);
+
+    #[test]
+    fn a_box_handed_back_is_reused_only_after_the_pins_that_saw_it() {
+        super::a_box_handed_back_is_reused_only_after_the_pins_that_saw_it();
+    }
 
     #[test]
     fn a_box_is_reused_only_after_the_pins_that_saw_it() {
