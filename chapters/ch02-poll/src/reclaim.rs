@@ -294,9 +294,10 @@ pub mod pins {
             self.depth.set(depth + 1);
         }
 
-        /// Unpins (the outermost unpin marks the counter even).
+        /// Unpins (the outermost unpin marks the counter even). Panics without a matching
+        /// `enter`: an extra unpin would mark the counter even while a pin is still held.
         pub fn leave(&self) {
-            let depth = self.depth.get() - 1;
+            let depth = self.depth.get().checked_sub(1).expect("leave without a matching enter");
             self.depth.set(depth);
             if depth == 0 {
                 let c = self.counter.load(Relaxed); // Relaxed: only this thread writes it
