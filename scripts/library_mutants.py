@@ -17,9 +17,9 @@ Their mutants live in `chapters/<crate>/mutants/<name>.mutant`, in the grader's 
     <the lines that replace them>
 
 For each mutant this script edits the file in place, runs the tests that its `caught-by` line
-selects, and restores the file (also on an error or Ctrl-C; a copy waits in
-target/library-mutants/ while a mutant is applied, and a later run puts back any copy that a
-killed run left there). A mutant is caught when those tests compile, run, fail within the time
+selects, and restores the file (also on an error or Ctrl-C; while a mutant is applied, a
+record of it waits in target/library-mutants/, and a later run puts the original back if a
+killed run left the file mutated). One run at a time per tree (a lock file). A mutant is caught when those tests compile, run, fail within the time
 limit, and print its `expect:` text; one that does not compile, passes, hangs, or fails for
 another reason fails the script.
 
@@ -31,7 +31,11 @@ another reason fails the script.
 of the first mutant's file) and must report it as not caught.
 """
 
+import fcntl
+import hashlib
+import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -100,22 +104,37 @@ def run_tests(crate: str, caught):
         target, flt = caught[1], caught[2]
     cmd = ["cargo", "test", "-p", crate, "--release", "--test", target, "--", flt,
            "--test-threads=1"]
-    return subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=TIMEOUT_S)
+    # A session of its own, so that a timeout kills the test binary too, not only cargo.
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
 
 def backup_of(source: Path) -> Path:
-    return BACKUPS / str(source.relative_to(ROOT)).replace("/", "__")
+    """Where the record of a mutant applied to `source` waits while its tests run."""
+    rel = str(source.relative_to(ROOT))
+    return BACKUPS / (hashlib.sha256(rel.encode()).hexdigest()[:16] + ".json")
 
 
 def restore_leftovers() -> None:
-    """Puts back any source a killed run left mutated (its copy is still in BACKUPS)."""
-    for copy in sorted(BACKUPS.glob("*")) if BACKUPS.is_dir() else []:
-        source = ROOT / copy.name.replace("__", "/")
-        source.write_text(copy.read_text())
-        copy.unlink()
-        print(f"library_mutants: restored {source.relative_to(ROOT)}, left mutated by an "
-              "interrupted run")
+    """Puts back a source that a killed run left mutated, if it still holds that mutant (a file
+    edited since is left alone, with a warning)."""
+    for record in sorted(BACKUPS.glob("*.json")) if BACKUPS.is_dir() else []:
+        saved = json.loads(record.read_text())
+        source = ROOT / saved["path"]
+        if source.read_text() == saved["mutated"]:
+            source.write_text(saved["original"])
+            print(f"library_mutants: restored {saved['path']}, left mutated by an interrupted run")
+        else:
+            print(f"library_mutants: {saved['path']} changed since an interrupted run mutated it;"
+                  " left as it is (check it against git)")
+        record.unlink()
 
 
 def check(crate_dir: Path, name: str, why: str, file: str, caught, expect, edits) -> bool:
@@ -129,8 +148,8 @@ def check(crate_dir: Path, name: str, why: str, file: str, caught, expect, edits
         print(f"FAIL {crate} {name}: {e}")
         return False
     copy = backup_of(source)
-    BACKUPS.mkdir(parents=True, exist_ok=True)
-    copy.write_text(original)
+    copy.write_text(json.dumps({"path": str(source.relative_to(ROOT)), "original": original,
+                                "mutated": mutated}))
     try:
         source.write_text(mutated)
         out = run_tests(crate, caught)
@@ -141,8 +160,9 @@ def check(crate_dir: Path, name: str, why: str, file: str, caught, expect, edits
         source.write_text(original)
         copy.unlink()
     log = out.stdout + out.stderr
-    failed = out.returncode != 0 and "test result: FAILED" in log
-    if failed and (expect is None or expect in log):
+    failed = out.returncode != 0 and "test result: FAILED" in out.stdout
+    # The tests' own output (stdout), not the compiler's, must show the expected failure.
+    if failed and (expect is None or expect in out.stdout):
         print(f"caught {crate} {name} ({' '.join(caught)}): {why}")
         return True
     if failed:
@@ -157,21 +177,33 @@ def check(crate_dir: Path, name: str, why: str, file: str, caught, expect, edits
 
 
 def self_test(first: Path) -> int:
-    """A comment edit changes no behaviour: the script must say it was not caught."""
-    _, file, caught, _, _ = parse(first)
+    """Two mutants that must not count as caught: a comment edit, which changes no behaviour,
+    and `first` with its `expect:` text replaced by one its failure never prints."""
+    why, file, caught, _, edits = parse(first)
     text = (first.parent.parent / file).read_text()
     line = next(l for l in text.split("\n") if l.lstrip().startswith("//"))
-    edits = [(line, line + " (edited)")]
     print("self-test: a harmless edit (a comment) must not count as caught")
     if check(first.parent.parent, "harmless_comment", "a comment edited", file, caught, None,
-             edits):
+             [(line, line + " (edited)")]):
         print("library_mutants: the self-test's harmless mutant was reported caught")
         return 1
-    print("library_mutants: a mutant its tests do not catch fails the run, as it should")
+    print(f"self-test: {first.stem} with an `expect:` its failure never prints must not count")
+    if check(first.parent.parent, first.stem, why, file, caught, "no test prints this", edits):
+        print("library_mutants: a failure without its expected text was reported caught")
+        return 1
+    print("library_mutants: a mutant its tests do not catch, or catch for another reason, fails "
+          "the run, as it should")
     return 0
 
 
 def main() -> int:
+    BACKUPS.mkdir(parents=True, exist_ok=True)
+    lock = open(BACKUPS / ".lock", "w")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        print("library_mutants: another run is applying mutants in this tree; wait for it")
+        return 2
     restore_leftovers()
     args = sys.argv[1:]
     if args == ["--self-test"]:

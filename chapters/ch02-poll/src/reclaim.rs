@@ -28,8 +28,9 @@
 //!   the boxes: [`boxed`], which every push calls, takes one of the right size before it asks
 //!   the allocator, so a fork-join loop stops calling `malloc` and `free` once it runs warm.
 //!
-//! The pins have a loom model of their own (`tests/loom.rs`, with a [`pins::Registry`] made in
-//! the model); under loom, [`pin`] marks nothing and the queue's models free a taken box at once.
+//! The pins, and the hand-back of a stolen box, have loom models of their own (`tests/loom.rs`,
+//! with a [`pins::Registry`] and a [`handback::Inbox`] made in the model); under loom, [`pin`]
+//! marks nothing and the queue's models free a taken box at once.
 //!
 //! Why not crossbeam-epoch itself, which this module used first: per box, its bags of garbage
 //! went to a global queue and were freed by whichever thread collected them, across threads
@@ -40,8 +41,9 @@
 //! back to `malloc` (measured; the contention page tells the story). Here a seal pins nothing,
 //! and a thread stopped inside its pin holds back only the batches sealed while it was pinned.
 
-/// Boxes per batch: one fence, two locks (the thread registry, the inbox) and one look at every
-/// thread's pin counter per this many takes. (Batches of 256 timed the same on fib(30); larger ones keep more memory waiting.)
+/// Boxes per batch: one fence, two locks (the thread registry, the inbox), a `try_lock` (the
+/// orphans) and one look at every thread's pin counter per this many takes. (Batches of 256
+/// timed the same on fib(30); larger ones keep more memory waiting.)
 pub const BATCH: usize = 2048;
 
 /// Held while a thread reads task pointers out of slots: its counter is odd meanwhile (nothing
@@ -423,9 +425,10 @@ pub mod handback {
         }
 
         /// Closes the inbox and returns what waited in it.
-        pub fn close(&self) -> Vec<T> {
+        fn close(&self) -> Vec<T> {
+            let items = self.lock().take().unwrap_or_default();
             self.waiting.store(0, Relaxed); // Relaxed: a hint, see `send`
-            self.lock().take().unwrap_or_default()
+            items
         }
 
         fn lock(&self) -> MutexGuard<'_, Option<Vec<T>>> {
@@ -451,6 +454,13 @@ pub mod handback {
         registry.pinned_now()
     }
     // ANCHOR_END: seal_returned
+
+    /// `seal_returned` for a thread that exits: closes the inbox (a later `send` gets its item
+    /// back) and moves what waited into `open`, then looks at the pins, in the same order.
+    pub fn close_returned<T>(inbox: &Inbox<T>, open: &mut Vec<T>, registry: &Registry) -> Pinned {
+        open.extend(inbox.close());
+        registry.pinned_now()
+    }
 }
 
 #[cfg(not(loom))]
@@ -462,7 +472,7 @@ mod limbo {
     use std::sync::atomic::Ordering::Relaxed;
     use std::sync::{Arc, Mutex, PoisonError};
 
-    use super::handback::{Inbox, seal_returned};
+    use super::handback::{Inbox, close_returned, seal_returned};
     use super::pins::{Pinned, registry};
     use super::{BATCH, Home};
 
@@ -693,10 +703,8 @@ mod limbo {
                 }
             }
             // Close the inbox: thieves keep what they take from now on.
-            let returned = self.home.inbox.close();
-            self.open.extend(returned);
+            let pinned = close_returned(&self.home.inbox, &mut self.open, registry());
             let open = std::mem::take(&mut self.open);
-            let pinned = registry().pinned_now(); // after the close: as in `seal_returned`
             let last = (!open.is_empty()).then_some(Sealed { pinned, boxes: open });
             let mut orphans = ORPHANS.lock().unwrap_or_else(PoisonError::into_inner);
             orphans.extend(self.sealed.drain(..).chain(last));

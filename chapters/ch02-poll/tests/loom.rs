@@ -168,7 +168,7 @@ fn a_box_is_reused_only_after_the_pins_that_saw_it(thieves: usize) {
                 })
             })
             .collect();
-        let _me = registry.register();
+        let _me = registry.register(); // unpinned: `pinned_now` looks at it and must skip it
         let p = slot.swap(std::ptr::null_mut(), SeqCst); // the owner's take
         let pinned = registry.pinned_now();
         while !pinned.passed() {
@@ -201,7 +201,7 @@ fn a_box_handed_back_is_reused_only_after_the_pins_that_saw_it() {
     type Cell = UnsafeCell<u32>;
     /// A box's address, as the inbox holds it.
     struct Addr(*mut Cell);
-    // SAFETY: an address handed from the thief that took it to the owner: one holder at a time.
+    // SAFETY: only an address; every dereference in this model has an argument of its own.
     unsafe impl Send for Addr {}
 
     loom::model(|| {
@@ -236,6 +236,7 @@ fn a_box_handed_back_is_reused_only_after_the_pins_that_saw_it() {
             })
         };
         // The owner: seal until the box has come back, then wait for the pins noted with it.
+        let _me = registry.register(); // unpinned: `pinned_now` looks at it and must skip it
         let mut open = Vec::new();
         let pinned = loop {
             let pinned = seal_returned(&inbox, &mut open, &registry);
