@@ -215,10 +215,14 @@ impl Target<'_> {
         }
         if failed == 0 {
             // No test reported a failure, yet the run failed: the test process crashed (a
-            // double free aborts it), or it never started (see the log).
-            return Verdict::Fail(
-                crash(&out.text).unwrap_or_else(|| format!("did not run: see {}", self.log(check))),
-            );
+            // double free aborts it), or it never started (see the log). The first panic, if
+            // any, usually says why (a `todo!()` still in the exercise, say).
+            let why = match (crash(&out.text), first_panic(&out.text)) {
+                (Some(c), Some(p)) => format!("{c}; the first panic: {p}"),
+                (Some(c), None) => c,
+                (None, _) => format!("did not run: see {}", self.log(check)),
+            };
+            return Verdict::Fail(why);
         }
         let names = failed_tests(&out.text);
         let why = explain(&out.text).unwrap_or_else(|| format!("see {}", self.log(check)));
@@ -331,9 +335,12 @@ fn crash(text: &str) -> Option<String> {
         .filter(|l| !l.starts_with("result:"))
         .find(|l| !(l.ends_with(" ok") || l.ends_with(" FAILED") || l.ends_with(" ignored")))
         .map(|l| l.split(" ... ").next().unwrap_or(l).rsplit("::").next().unwrap_or(l).to_string())
-        .unwrap_or_else(|| "?".into());
+        .unwrap_or_else(|| "a test that had not reported yet".into());
     let mut why = format!("the test process died ({how}) in {running}");
-    if text.contains("double free") {
+    // A crate that aborts on purpose says why first, in a line that ends "; aborting".
+    if let Some(said) = text.lines().find(|l| l.trim_end().ends_with("; aborting")) {
+        why.push_str(&format!(": {}", said.trim()));
+    } else if text.contains("double free") {
         why.push_str(": a task was freed twice, so two threads took the same task");
     } else if text.contains("deadlock; threads") {
         why.push_str(
@@ -512,9 +519,15 @@ mod tests {
         let stuck =
             "test exercise::one_worker ... deadlock; threads = [..]\n(signal: 6, SIGABRT: x)";
         assert!(crash(stuck).unwrap().contains("lost wake-up"), "a loom deadlock is named");
+        let said = "test exercise::fib ... \nch07-pool: the wait panicked (not yet implemented: \
+                    help_until) while ...; aborting\n(signal: 6, SIGABRT: x)";
+        assert!(crash(said).unwrap().contains("not yet implemented: help_until"), "its own words");
         let later =
             "test result: ok. 0 passed; 0 failed\n(signal: 6, SIGABRT: process abort signal)";
-        assert!(crash(later).unwrap().contains("in ?"), "a result line is not a test name");
+        assert!(
+            crash(later).unwrap().contains("in a test that had not reported yet"),
+            "a result line is not a test name"
+        );
     }
 
     #[test]

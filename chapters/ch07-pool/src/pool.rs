@@ -485,9 +485,14 @@ where
     let ra = catch_unwind(AssertUnwindSafe(a));
     let done = || forked.slot.is_done();
     // A loop, not one call: `help_until` may be the reader's code, and returning before `done`
-    // would free this frame under the queued task.
-    while !done() {
-        helps(shared, &done);
+    // would free this frame under the queued task. A panic there aborts, saying which.
+    let waited = catch_unwind(AssertUnwindSafe(|| {
+        while !done() {
+            helps(shared, &done);
+        }
+    }));
+    if let Err(panic) = waited {
+        abort_in_join(Some(&*panic));
     }
     std::mem::forget(guard);
     // SAFETY: `done` returned true: the task has stored its result and will not touch `forked`.
@@ -516,13 +521,26 @@ struct AbortOnUnwind;
 impl Drop for AbortOnUnwind {
     fn drop(&mut self) {
         if std::thread::panicking() {
-            eprintln!(
-                "ch07-pool: join_in_task unwound while its forked task could still run and \
-                 write into the unwound frame; aborting"
-            );
-            std::process::abort();
+            abort_in_join(None);
         }
     }
+}
+
+/// Aborts from `join_in_task`, whose queued task may still write into its frame, after saying
+/// why on stderr: written directly, since a test harness captures `eprintln!` and would lose it
+/// with the process.
+fn abort_in_join(panic: Option<&(dyn std::any::Any + Send)>) -> ! {
+    use std::io::Write;
+    let message = panic
+        .and_then(|p| p.downcast_ref::<&str>().map(|s| s.to_string()))
+        .or_else(|| panic.and_then(|p| p.downcast_ref::<String>().cloned()))
+        .unwrap_or_else(|| "a panic".into());
+    let _ = writeln!(
+        std::io::stderr(),
+        "ch07-pool: join_in_task's wait panicked ({message}) while its forked task could still \
+         run and write into the frame; aborting"
+    );
+    std::process::abort()
 }
 
 /// Waits until `done`: a worker of this pool helps (the exercise's `help_until`); any other
