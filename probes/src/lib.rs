@@ -84,6 +84,12 @@ pub fn start<A>(name: &str, usage: &str, parse: impl FnOnce() -> Result<A, Strin
     })
 }
 
+/// fib(n) by plain recursion: the value a pool's fib must return (`forkjoin-steals`,
+/// `pool-drift`).
+pub fn fib_plain(n: u64) -> u64 {
+    if n < 2 { n } else { fib_plain(n - 1) + fib_plain(n - 2) }
+}
+
 /// The machine a probe ran on, for its header: `2 cores, load average 0.84`. Single runs on a
 /// busy machine are not measurements, so every timed probe prints this.
 pub fn machine() -> String {

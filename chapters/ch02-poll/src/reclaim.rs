@@ -170,24 +170,18 @@ pub fn home() -> std::sync::Arc<Home> {
 /// `p` is null, or a pointer that [`boxed`] made and that the caller took out of its slot with
 /// a successful CAS to null while pinned.
 pub unsafe fn take_stolen<T>(p: *mut T, home: Option<&Home>) -> Option<T> {
-    let Some(home) = home else {
+    match home {
+        #[cfg(not(loom))]
+        Some(home) if !p.is_null() => {
+            // SAFETY: the caller took the task at p out of its slot.
+            let task = unsafe { p.read() };
+            limbo::send_home(p.cast(), std::alloc::Layout::new::<T>(), home);
+            Some(task)
+        }
+        // No home (or under loom, where boxes are freed at once): kept here, as `take_task`.
         // SAFETY: the caller's contract is `take_own`'s, and more.
-        return unsafe { take_own(p) };
-    };
-    if p.is_null() {
-        return None;
+        _ => unsafe { take_own(p) },
     }
-    // SAFETY: the caller took the task at p out of its slot.
-    let task = unsafe { p.read() };
-    #[cfg(not(loom))]
-    limbo::send_home(p.cast(), std::alloc::Layout::new::<T>(), home);
-    #[cfg(loom)]
-    {
-        let _ = home;
-        // SAFETY: as in `take_own`.
-        drop(unsafe { Box::from_raw(p.cast::<std::mem::MaybeUninit<T>>()) });
-    }
-    Some(task)
 }
 // ANCHOR_END: take_stolen
 
@@ -424,6 +418,14 @@ pub mod handback {
             self.waiting.load(Relaxed) // Relaxed: a hint, see `send`
         }
 
+        /// Moves what waits into `open` (nothing once closed).
+        fn drain_into(&self, open: &mut Vec<T>) {
+            if let Some(items) = self.lock().as_mut() {
+                open.append(items);
+                self.waiting.store(0, Relaxed); // Relaxed: a hint, see `send`
+            }
+        }
+
         /// Closes the inbox and returns what waited in it.
         fn close(&self) -> Vec<T> {
             let items = self.lock().take().unwrap_or_default();
@@ -447,10 +449,7 @@ pub mod handback {
     /// then looks at the pins. In this order: the look must come after the take of every box
     /// it covers, and a box is handed back after its take (the lock orders the two).
     pub fn seal_returned<T>(inbox: &Inbox<T>, open: &mut Vec<T>, registry: &Registry) -> Pinned {
-        if let Some(items) = inbox.lock().as_mut() {
-            open.append(items);
-            inbox.waiting.store(0, Relaxed); // Relaxed: a hint, see `send`
-        }
+        inbox.drain_into(open);
         registry.pinned_now()
     }
     // ANCHOR_END: seal_returned
@@ -587,13 +586,12 @@ mod limbo {
         LIMBO
             .try_with(|l| {
                 let mut l = l.borrow_mut();
-                let mut m =
-                    l.ready.iter_mut().find(|(k, _)| *k == layout).and_then(|(_, v)| v.pop());
+                let mut m = l.pop_ready(layout);
                 // A thread whose tasks are all stolen takes nothing and so never seals: seal
                 // when a batch's worth of its boxes has come back. Relaxed: a hint.
                 if m.is_none() && l.home.inbox.waiting() >= BATCH {
                     l.seal();
-                    m = l.ready.iter_mut().find(|(k, _)| *k == layout).and_then(|(_, v)| v.pop());
+                    m = l.pop_ready(layout);
                 }
                 match m {
                     Some(_) => l.reused += 1,
@@ -647,6 +645,11 @@ mod limbo {
             self.add_counts();
         }
         // ANCHOR_END: seal
+
+        /// A ready box of `layout`, if there is one.
+        fn pop_ready(&mut self, layout: Layout) -> Option<*mut u8> {
+            self.ready.iter_mut().find(|(k, _)| *k == layout).and_then(|(_, v)| v.pop())
+        }
 
         /// Adds this thread's counts to the totals.
         fn add_counts(&mut self) {

@@ -100,11 +100,6 @@ fn fib_rayon(n: u64) -> u64 {
     a + b
 }
 
-/// fib(n) by plain recursion: the value both pools must return.
-fn fib_plain(n: u64) -> u64 {
-    if n < 2 { n } else { fib_plain(n - 1) + fib_plain(n - 2) }
-}
-
 /// fib(n) on our pool: (steals, ms, boxes). Exits 1 on a wrong value. `boxes`: how many of
 /// the queue's task boxes were recycled and how many came from the allocator (exact: the
 /// workers have exited when it is read; the pool's new threads start with none to recycle).
@@ -206,7 +201,7 @@ fn main() {
         report(&o, "rayon", "64x256", par, &mut ms, &mut []);
     }
     if o.fib > 0 {
-        let want = fib_plain(o.fib);
+        let want = probes::fib_plain(o.fib);
         let workload = format!("fib{}", o.fib);
         println!(
             "# fib({}) with no cutoff = {want}: ours (join_in_task), then rayon (join)",

@@ -43,14 +43,9 @@ fn parse() -> Result<Opts, String> {
     Ok(o)
 }
 
-/// fib(n) by plain recursion: the value the pool must return.
-fn fib_plain(n: u64) -> u64 {
-    if n < 2 { n } else { fib_plain(n - 1) + fib_plain(n - 2) }
-}
-
 fn main() {
     let o = probes::start("pool-drift", USAGE, parse);
-    let want = fib_plain(o.fib);
+    let want = probes::fib_plain(o.fib);
     let pool_kind = if o.fresh { "a new pool per round" } else { "one pool for all rounds" };
     println!(
         "# pool-drift: fib({}) with no cutoff, {} rounds of {} runs on {pool_kind}; {}",
