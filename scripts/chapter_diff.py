@@ -254,7 +254,9 @@ def render(root, old_dir, new_dir, number):
     def raw_len(crate, name):  # lines in the file, comments included
         return len((crate / "src" / name).read_text().splitlines())
 
-    old, new = ({p.name: code_lines(p.read_text()) for p in sorted((d / "src").glob("*.rs"))}
+    # Files by their path under src/ (`poll.rs`, `reclaim/pins.rs`): modules in folders count too.
+    old, new = ({p.relative_to(d / "src").as_posix(): code_lines(p.read_text())
+                 for p in sorted((d / "src").rglob("*.rs"))}
                 for d in (old_dir, new_dir))
     moved = MOVED.get(number, [])
     by_item = {n.split("::")[0] for _, n, _ in moved}

@@ -214,12 +214,14 @@ profile() { # figure, what, command...
   } > "$fig"
 }
 if command -v perf >/dev/null && perf stat -e task-clock true >/dev/null 2>&1; then
+  # One set per kind of machine (amd, intel): the book shows both; a run replaces its own.
+  cpu=$(grep -m1 vendor_id /proc/cpuinfo | grep -q AMD && echo amd || echo intel)
   cargo build -q --release -p probes --bin forkjoin-steals --bin queue-ops
-  profile chapters/contention/profile-fib.txt "fib(30), our pool, 2 workers" \
-    target/release/forkjoin-steals --runs 5 --leaf 1 --par 2 --fib 30 --ours-only
-  profile chapters/contention/profile-fib-16.txt "fib(30), our pool, 16 workers on 2 cores" \
-    target/release/forkjoin-steals --runs 5 --leaf 1 --par 16 --fib 30 --ours-only
-  profile chapters/contention/profile-queue.txt "our queue alone: push+pop, push+steal, 1 owner + 1 thief" \
+  for par in 1 2 16; do
+    profile "chapters/contention/profile-fib-$par-$cpu.txt" "fib(30), our pool, $par worker(s) on $(nproc) cores" \
+      target/release/forkjoin-steals --runs 5 --leaf 1 --par "$par" --fib 30 --ours-only
+  done
+  profile "chapters/contention/profile-queue-$cpu.txt" "our queue alone: push+pop, push+steal, 1 owner + 1 thief" \
     target/release/queue-ops --runs 20 --ours-only --thieves 1
 else
   echo "[figures] lab: perf not available here, the profiles are left as they are"

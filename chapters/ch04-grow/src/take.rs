@@ -57,6 +57,7 @@ pub fn poll<T>(q: &WorkQueue<T>, stats: &mut PollStats) -> *mut T {
 
 /// Owner: takes the newest task (LIFO) or, with `fifo`, the oldest, with chapter 3's
 /// last-slot branch. [JDK 25: `WorkQueue.nextLocalTask(int fifo)`]
+#[inline]
 pub fn next_local_task<T>(q: &WorkQueue<T>, fifo: bool) -> *mut T {
     let a = q.array(); // new in chapter 4; the owner's own array (it is the one who grows)
     let mut b = q.base.load(Acquire); // pairs with the takers' base stores

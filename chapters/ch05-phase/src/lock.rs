@@ -65,6 +65,7 @@ pub fn read_stable<R>(phase: &AtomicI32, mut read: impl FnMut() -> R) -> (R, i32
 /// caller is the queue's owner (a worker), which needs no lock. Otherwise the caller holds
 /// the phase lock: the push (slot write and any growth) happens inside it, then unlocks,
 /// whether or not the push succeeded.
+#[inline]
 pub fn push<T>(
     q: &WorkQueue<T>,
     phase: &AtomicI32,

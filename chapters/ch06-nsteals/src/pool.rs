@@ -200,22 +200,30 @@ fn submit_to(shared: &Shared, job: Job) {
 /// Pushes `job` into `queues`: by the owner's path (chapter 5's push, no lock) into the queue at
 /// `own` when the caller is that queue's worker, otherwise through a submission queue found with
 /// this thread's probe. A full queue hands the job back. Chapter 7's pool pushes through this too.
+///
+/// Inlined, with the submission path out of line: a worker's fork then writes its job straight
+/// into the queue's box instead of copying it through two calls.
+#[inline]
 pub fn push_job<T>(queues: &Queues<T>, own: Option<usize>, job: T) -> Result<(), Full<T>> {
     match own {
         Some(own) => {
             let q = queues.get(own).expect("a worker's queue");
             ch05_phase::lock::push(q.work(), &q.phase, job, true)
         }
-        None => {
-            let mut probe = PROBE.get();
-            if probe == 0 {
-                probe = new_probe();
-            }
-            let pushed = queues.submission_queue(&mut probe).push(job);
-            PROBE.set(probe);
-            pushed
-        }
+        None => submit_job(queues, job),
     }
+}
+
+/// `push_job` from outside the pool: into a submission queue found with this thread's probe.
+#[inline(never)]
+fn submit_job<T>(queues: &Queues<T>, job: T) -> Result<(), Full<T>> {
+    let mut probe = PROBE.get();
+    if probe == 0 {
+        probe = new_probe();
+    }
+    let pushed = queues.submission_queue(&mut probe).push(job);
+    PROBE.set(probe);
+    pushed
 }
 
 /// One scan of every queue but `own`, from a start and an odd stride drawn from `r` (an odd
@@ -237,6 +245,7 @@ pub fn scan<T>(queues: &Queues<T>, own: usize, r: u32) -> Option<(usize, T)> {
 }
 
 /// The owner's LIFO take from its own queue. Only the worker that owns `q` may call it.
+#[inline]
 pub fn pop_own<T>(q: &Queue<T>) -> Option<T> {
     // SAFETY: only the worker that owns `q` calls this, and `next_local_task` returns null or
     // a pointer its swap took.

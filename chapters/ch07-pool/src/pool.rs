@@ -110,8 +110,7 @@ impl<R> ResultSlot<R> {
     /// # Safety
     /// `this` points to a live slot until `done` is set, and `run` is called once per slot.
     unsafe fn run(this: *const Self, f: impl FnOnce() -> R) {
-        let result = catch_unwind(AssertUnwindSafe(f));
-        count_panic(&result);
+        let result = call(f);
         // SAFETY: the slot is alive (caller), and no one reads `value` before `done`.
         unsafe {
             *(*this).value.get() = Some(result);
@@ -163,6 +162,18 @@ impl<F: FnOnce() -> R, R> Pending<F, R> {
         // SAFETY: `slot` is live until it is done, and is run once; nothing here touches
         // `this` after `ResultSlot::run` publishes the result.
         unsafe { ResultSlot::run(&raw const (*this).slot, f) }
+    }
+
+    /// Runs the closure on this thread and returns its result, leaving the slot alone: for a
+    /// task taken back out of the queue by the one who forked it (`join_in_task`).
+    ///
+    /// # Safety
+    /// The task is no longer queued (its queued `Task` was taken by the caller), so no one else
+    /// can run it; and it has not run.
+    unsafe fn run_here(&self) -> std::thread::Result<R> {
+        // SAFETY: the caller's contract: the one run, on this thread.
+        let f = unsafe { (*self.f.get()).take() }.expect("a task runs once");
+        call(f)
     }
 
     /// `run` for `Task::on_stack`, which erases the type.
@@ -362,9 +373,14 @@ fn on_worker_of(shared: &Shared) -> Option<usize> {
 
 /// The pool the current thread works for, if any, with its waiting strategy.
 fn current() -> Option<(&'static Shared, Helps)> {
+    current_worker().map(|(shared, _, helps)| (shared, helps))
+}
+
+/// The pool the current thread works for, if any, its queue's index and its waiting strategy.
+fn current_worker() -> Option<(&'static Shared, usize, Helps)> {
     // SAFETY: CURRENT is set only while `run_worker` runs on this thread, and that frame holds
     // an `Arc<Shared>`; tasks run inside that frame, so the reference does not outlive it.
-    CURRENT.get().map(|(p, _, helps)| (unsafe { &*p }, helps))
+    CURRENT.get().map(|(p, own, helps)| (unsafe { &*p }, own, helps))
 }
 
 fn submit_to<I: IdleOps, R: Send + 'static>(
@@ -372,7 +388,7 @@ fn submit_to<I: IdleOps, R: Send + 'static>(
     f: impl FnOnce() -> R + Send + 'static,
 ) -> Result<Handle<R>, Rejected> {
     let (task, job) = spawn(f);
-    push(shared, job)?;
+    push(shared, on_worker_of(shared), job)?;
     Ok(Handle { task, pool: Some((shared.clone(), wait_or_help::<I>)) })
 }
 
@@ -387,6 +403,13 @@ where
     (spawned, job)
 }
 
+/// Runs a task's closure, catching its panic (counted in the pool's stats).
+fn call<R>(f: impl FnOnce() -> R) -> std::thread::Result<R> {
+    let result = catch_unwind(AssertUnwindSafe(f));
+    count_panic(&result);
+    result
+}
+
 /// Counts a task's panic in the stats of the pool whose worker ran it.
 fn count_panic<R>(result: &std::thread::Result<R>) {
     if result.is_err()
@@ -397,15 +420,14 @@ fn count_panic<R>(result: &std::thread::Result<R>) {
 }
 
 // ANCHOR: push
-/// Accepts `task` unless the pool is shut down, pushes it (a worker to its own queue, anyone
-/// else to a submission queue), then signals an idle worker (a worker's push only when its
-/// queue looked empty).
+/// Accepts `task` unless the pool is shut down, pushes it (a worker to its own queue `own`,
+/// anyone else to a submission queue), then signals an idle worker (a worker's push only when
+/// its queue looked empty). `own`: `on_worker_of(shared)`, which the caller often knows.
 ///
 /// Inlined: called out of line, it reloaded the task its caller had just written through a
 /// failed store forward, a tenth of a fork's time in the profile.
 #[inline]
-fn push(shared: &Shared, task: Task) -> Result<(), Task> {
-    let own = on_worker_of(shared);
+fn push(shared: &Shared, own: Option<usize>, task: Task) -> Result<(), Task> {
     let pushed = if let Some(w) = own {
         // A worker's fork: the worker is alive, and scans its own queue before it exits.
         if shared.shutdown.load(Relaxed) {
@@ -469,7 +491,8 @@ where
     RA: Send + 'static,
     RB: Send + 'static,
 {
-    let (shared, helps) = current().expect("join_in_task runs inside a task of a ThreadPool");
+    let (shared, own, helps) =
+        current_worker().expect("join_in_task runs inside a task of a ThreadPool");
     let forked = Pending::new(b);
     // SAFETY: `forked` stays in this frame until `done` (below, and the guard when unwinding);
     // `Pending::run` is sound once from any thread (B and RB are Send).
@@ -481,8 +504,24 @@ where
     // in the waiting code itself can get here.)
     let guard = AbortOnUnwind;
     // After a shutdown the fork is rejected: run `b` here instead (nothing is lost).
-    push(shared, task).unwrap_or_else(Task::run);
+    push(shared, Some(own), task).unwrap_or_else(Task::run);
     let ra = catch_unwind(AssertUnwindSafe(a));
+    // Most often no one has stolen `b`: it is still on top of this worker's queue. Take it back
+    // and call it here, like `a`, with no result slot and no helping loop. Anything else on top
+    // (a task `a` forked and did not join) is run as the helping wait would run it first.
+    // [JDK 25: `awaitDone` -> `helpJoin` -> `tryRemoveAndExec`, which takes the task back
+    // only if it finds it, scanning down from the top]
+    if let Some(top) = shared.queues.get(own).and_then(pop_own) {
+        if top.data() == &raw const forked as *const () {
+            drop(top); // ours, run below: an `on_stack` task drops as nothing
+            std::mem::forget(guard); // nothing queued points into this frame any more
+            // SAFETY: we took the task out of the queue with its owner's swap, so no one else
+            // can run it, and it has not run.
+            let rb = unsafe { forked.run_here() };
+            return both(ra, rb);
+        }
+        top.run(); // a wrapped task catches its own panic
+    }
     let done = || forked.slot.is_done();
     // A loop, not one call: `help_until` may be the reader's code, and returning before `done`
     // would free this frame under the queued task. A panic there aborts, saying which.
@@ -497,6 +536,11 @@ where
     std::mem::forget(guard);
     // SAFETY: `done` returned true: the task has stored its result and will not touch `forked`.
     let rb = unsafe { forked.slot.take() };
+    both(ra, rb)
+}
+
+/// Both results of a join, or the first side's panic (`a`'s before `b`'s).
+fn both<RA, RB>(ra: std::thread::Result<RA>, rb: std::thread::Result<RB>) -> (RA, RB) {
     match (ra, rb) {
         (Ok(ra), Ok(rb)) => (ra, rb),
         (Err(p), _) | (_, Err(p)) => resume_unwind(p),
@@ -690,6 +734,6 @@ pub fn fork<R: Send + 'static>(
         return Err(Rejected(Box::new(move || drop(f()))));
     };
     let (task, job) = spawn(f);
-    push(shared, job)?;
+    push(shared, on_worker_of(shared), job)?;
     Ok(Handle { task, pool: None })
 }

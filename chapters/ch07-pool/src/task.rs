@@ -65,6 +65,11 @@ impl Task {
         Task { data, run, drop: forget }
     }
 
+    /// The address of the task's state: which task this is (`join_in_task` knows its own).
+    pub(crate) fn data(&self) -> *const () {
+        self.data
+    }
+
     /// Runs the task (a task wrapped by the pool catches its own panic).
     pub(crate) fn run(self) {
         let this = ManuallyDrop::new(self); // `run` takes the place of `drop`

@@ -242,6 +242,33 @@ fn a_forked_handle_is_joined_outside_its_pool<I: IdleOps + 'static>() {
     });
 }
 
+/// A lone worker must run what it waits for. `join_in_task` takes its forked half back when it
+/// is on top of the queue and calls it (the JDK's `tryRemoveAndExec`), so fib alone never waits;
+/// here `a` forks a detached task above `b`, and the result of a second fork is joined through
+/// its handle: both waits need the helping wait (`help_until`) to run a task of the worker's
+/// own queue. A wait that only yields deadlocks here (the mutant `join_blocks`).
+fn a_lone_worker_runs_what_it_waits_for<I: IdleOps + 'static>() {
+    let got = within(30, "joins on a pool of one worker", || {
+        let pool: ThreadPool<I> = ThreadPool::new(1);
+        let sum = pool.join(
+            || {
+                let (a, b) = ch07_pool::join_in_task(
+                    || {
+                        drop(ch07_pool::fork(|| ()).unwrap()); // detached: lands above `b`
+                        20
+                    },
+                    || 22,
+                );
+                a + b + ch07_pool::fork(|| 100).unwrap().join().unwrap()
+            },
+            || 0,
+        );
+        pool.shutdown();
+        sum
+    });
+    assert_eq!(got, (142, 0));
+}
+
 fn stats_report_the_pool<I: IdleOps + 'static>() {
     within(30, "stats", || {
         let pool: ThreadPool<I> = ThreadPool::new(3);
@@ -288,6 +315,10 @@ macro_rules! suite {
         #[test]
         fn a_forked_handle_is_joined_outside_its_pool() {
             super::a_forked_handle_is_joined_outside_its_pool::<$ops>();
+        }
+        #[test]
+        fn a_lone_worker_runs_what_it_waits_for() {
+            super::a_lone_worker_runs_what_it_waits_for::<$ops>();
         }
         #[test]
         fn stats_report_the_pool() {

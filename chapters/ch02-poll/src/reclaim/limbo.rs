@@ -1,0 +1,326 @@
+use std::alloc::Layout;
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::sync::atomic::AtomicU64;
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use super::chain::{Chain, FAST};
+use super::handback::{Inbox, close_returned, seal_returned};
+use super::pins::{Pinned, registry};
+use super::{BATCH, Home};
+
+/// Recycled boxes kept per layout (a few batches: what is in flight while pins clear);
+/// past this many, the allocator gets them back.
+const KEEP: usize = 8 * BATCH;
+
+/// Memory of a taken task (the task moved out): an address and its layout.
+pub(super) struct Garbage {
+    /// From the global allocator (through `boxed`); holds no value.
+    memory: *mut u8,
+    /// Its task's layout: never zero-sized (`boxed` refuses those).
+    layout: Layout,
+}
+
+// SAFETY: a `Garbage` is an address and a layout; the memory it names is owned by no one
+// else (its task was moved out), so it may move to another thread (a batch left by an
+// exited thread, a box sent home), which reuses or frees it once.
+unsafe impl Send for Garbage {}
+
+impl Garbage {
+    /// # Safety
+    /// The memory came from the global allocator with `layout`, holds no value, and no one
+    /// else holds it.
+    unsafe fn free(self) {
+        // SAFETY: as above; the layout is not zero-sized, so this is a real allocation.
+        unsafe { std::alloc::dealloc(self.memory, self.layout) }
+    }
+}
+
+/// A sealed batch and the pins it waits for: boxes of the thread's main layout in a chain
+/// (`chain.rs`), any others in a vector.
+struct Sealed {
+    pinned: Pinned,
+    boxes: Vec<Garbage>,
+    chain: (Layout, Chain),
+}
+
+// SAFETY: as `Garbage`: the boxes a batch names are owned by no one else and hold no value, so
+// the batch may move to another thread (an exited thread's orphans), which frees them once.
+unsafe impl Send for Sealed {}
+
+/// Batches left by threads that exited before their pins cleared; any later seal frees the
+/// ones that have.
+static ORPHANS: Mutex<Vec<Sealed>> = Mutex::new(Vec::new());
+
+/// One thread's taken boxes: waiting for their pins, then ready for reuse.
+struct Limbo {
+    /// Taken since the last batch was sealed (besides the open chain, `FAST.open`).
+    open: Vec<Garbage>,
+    /// Sealed batches, oldest first.
+    sealed: VecDeque<Sealed>,
+    /// Boxes whose pins have cleared, by layout, except the main layout's (`FAST.ready`).
+    ready: Vec<(Layout, Vec<*mut u8>)>,
+    /// Emptied batch vectors, reused (a fresh one per seal would be a large allocation).
+    spare: Vec<Vec<Garbage>>,
+    /// `boxed` calls served from `ready` (the slow path) and by the allocator, not yet added to
+    /// the totals.
+    reused: u64,
+    allocated: u64,
+    /// Boxes this thread took and sent home, not yet added to the totals.
+    sent_home: u64,
+    /// Where thieves hand this thread's boxes back.
+    home: Arc<Home>,
+}
+
+impl Default for Limbo {
+    fn default() -> Limbo {
+        Limbo {
+            open: Vec::new(),
+            sealed: VecDeque::new(),
+            ready: Vec::new(),
+            spare: Vec::new(),
+            reused: 0,
+            allocated: 0,
+            sent_home: 0,
+            home: Arc::new(Home { inbox: Inbox::new() }),
+        }
+    }
+}
+
+/// This thread's home.
+pub(super) fn home() -> Arc<Home> {
+    // A thread past its thread-locals gets a closed home: thieves keep its boxes.
+    LIMBO
+        .try_with(|l| l.borrow().home.clone())
+        .unwrap_or_else(|_| Arc::new(Home { inbox: Inbox::closed() }))
+}
+
+/// Hands `memory` (of `layout`, just taken by this thread) back to `home`, or keeps it here
+/// when that thread has exited.
+pub(super) fn send_home(memory: *mut u8, layout: Layout, home: &Home) {
+    match home.inbox.send(Garbage { memory, layout }) {
+        Ok(()) => {
+            let _ = LIMBO.try_with(|l| l.borrow_mut().sent_home += 1);
+        }
+        Err(g) => keep(g.memory, g.layout),
+    }
+}
+
+/// What every thread has added to its totals so far (see `super::BoxCounts`).
+static REUSED: AtomicU64 = AtomicU64::new(0);
+static ALLOCATED: AtomicU64 = AtomicU64::new(0);
+static SENT_HOME: AtomicU64 = AtomicU64::new(0);
+
+/// The totals: (reused, allocated, sent home).
+pub(super) fn counts() -> (u64, u64, u64) {
+    // Relaxed: statistics; the threads that added them were joined by the caller.
+    (REUSED.load(Relaxed), ALLOCATED.load(Relaxed), SENT_HOME.load(Relaxed))
+}
+
+thread_local! {
+    static LIMBO: RefCell<Limbo> = RefCell::default();
+}
+
+/// A box of `layout` whose pins have cleared, if this thread has one. The fast path: the main
+/// layout's ready chain.
+#[inline]
+pub(super) fn reuse(layout: Layout) -> Option<*mut u8> {
+    FAST.with(|f| f.pop_ready(layout)).or_else(|| reuse_slow(layout))
+}
+
+/// `reuse` when the ready chain had nothing: other layouts, a seal of what came home, counts.
+#[inline(never)]
+fn reuse_slow(layout: Layout) -> Option<*mut u8> {
+    // `try_with`: during thread exit the limbo may be gone; then the allocator serves.
+    LIMBO
+        .try_with(|l| {
+            let mut l = l.borrow_mut();
+            FAST.with(|f| f.adopt(layout));
+            let mut m = l.pop_ready(layout);
+            // A thread whose tasks are all stolen takes nothing and so never seals: seal
+            // when a batch's worth of its boxes has come back. Relaxed: a hint.
+            if m.is_none() && l.home.inbox.waiting() >= BATCH {
+                l.seal();
+                m = l.pop_ready(layout);
+            }
+            if m.is_none() {
+                l.allocated += 1; // `boxed` asks the allocator next (`pop_ready` counts reuse)
+            }
+            m
+        })
+        .ok()
+        .flatten()
+}
+
+/// Keeps `memory` (of `layout`), just taken; every `BATCH` takes, seals a batch and moves
+/// the batches whose pins have cleared to `ready`. The fast path: the main layout's open chain.
+#[inline]
+pub(super) fn keep(memory: *mut u8, layout: Layout) {
+    // SAFETY: the box was just taken (its task moved out): empty, and this thread's alone;
+    // `holds` checked its layout, which is at least a pointer long (`Fast::adopt`).
+    let open = FAST.with(|f| f.holds(layout).then(|| unsafe { f.keep(memory) }));
+    match open {
+        Some(len) if len < BATCH => {}
+        // The chain's layout is set only while the limbo lives (`adopt` runs inside it, and its
+        // drop unsets it), so `try_with` finds it here.
+        Some(_) => {
+            let _ = LIMBO.try_with(|l| l.borrow_mut().seal());
+        }
+        None => keep_slow(Garbage { memory, layout }),
+    }
+}
+
+/// `keep` for a box the open chain does not hold: other layouts, or the thread's first take.
+#[inline(never)]
+fn keep_slow(g: Garbage) {
+    // `try_with`: while the thread exits, its limbo may be gone; the box then leaks (the
+    // safe side: no one can reuse an address too early).
+    let _ = LIMBO.try_with(|l| {
+        let mut l = l.borrow_mut();
+        let chained = FAST.with(|f| {
+            f.adopt(g.layout);
+            // SAFETY: as in `keep`.
+            f.holds(g.layout).then(|| unsafe { f.keep(g.memory) })
+        });
+        let open = match chained {
+            Some(len) => len,
+            None => {
+                l.open.push(g);
+                l.open.len()
+            }
+        };
+        if open >= BATCH {
+            l.seal();
+        }
+    });
+}
+
+impl Limbo {
+    /// Seals the open batch: a thief that may still hold one of its addresses has been
+    /// pinned since before that task was taken, so it is pinned now, and `seal_returned`
+    /// notes it. Then recycles every batch whose noted pins have cleared (each batch
+    /// stands on its own: one held back by a long pin does not hold back the others).
+    // ANCHOR: seal
+    fn seal(&mut self) {
+        let chain = FAST.with(|f| f.take_open());
+        let pinned = seal_returned(&self.home.inbox, &mut self.open, registry());
+        let fresh = self.spare.pop().unwrap_or_default();
+        let boxes = std::mem::replace(&mut self.open, fresh);
+        self.sealed.push_back(Sealed { pinned, boxes, chain });
+        let mut i = 0;
+        while i < self.sealed.len() {
+            if !self.sealed[i].pinned.passed() {
+                i += 1;
+                continue;
+            }
+            let Sealed { mut boxes, chain, .. } = self.sealed.remove(i).expect("i < len");
+            recycle_chain(chain);
+            for g in boxes.drain(..) {
+                self.recycle(g);
+            }
+            self.spare.push(boxes);
+        }
+        free_orphans();
+        self.add_counts();
+    }
+    // ANCHOR_END: seal
+
+    /// A ready box of `layout`, if there is one (counted as reused).
+    fn pop_ready(&mut self, layout: Layout) -> Option<*mut u8> {
+        if let Some(m) = FAST.with(|f| f.pop_ready(layout)) {
+            return Some(m); // counted there
+        }
+        let m = self.ready.iter_mut().find(|(k, _)| *k == layout).and_then(|(_, v)| v.pop());
+        self.reused += u64::from(m.is_some());
+        m
+    }
+
+    /// Adds this thread's counts to the totals.
+    fn add_counts(&mut self) {
+        // Relaxed: statistics.
+        let fast = FAST.with(|f| f.reused.replace(0));
+        REUSED.fetch_add(std::mem::take(&mut self.reused) + fast, Relaxed);
+        ALLOCATED.fetch_add(std::mem::take(&mut self.allocated), Relaxed);
+        SENT_HOME.fetch_add(std::mem::take(&mut self.sent_home), Relaxed);
+    }
+
+    /// `g`'s pins have cleared: keep it for `reuse`, or free it past `KEEP`.
+    fn recycle(&mut self, g: Garbage) {
+        let list_len = FAST.with(|f| f.holds(g.layout).then(|| f.ready_len()));
+        let room = match list_len {
+            Some(len) => len < KEEP,
+            None => {
+                let i = match self.ready.iter().position(|(k, _)| *k == g.layout) {
+                    Some(i) => i,
+                    None => {
+                        self.ready.push((g.layout, Vec::new()));
+                        self.ready.len() - 1
+                    }
+                };
+                self.ready[i].1.len() < KEEP
+            }
+        };
+        if !room {
+            // SAFETY: its pins have cleared: no thread holds the address, and it holds no
+            // value (the taker moved the task out).
+            unsafe { g.free() };
+        } else if list_len.is_some() {
+            // SAFETY: as above, and of the chain's layout (`holds`).
+            FAST.with(|f| unsafe { f.make_ready(g.memory) });
+        } else if let Some((_, list)) = self.ready.iter_mut().find(|(k, _)| *k == g.layout) {
+            list.push(g.memory);
+        }
+    }
+}
+
+/// A passed batch's chain goes to the ready chain, as far as `KEEP` allows; the rest is freed.
+fn recycle_chain((layout, chain): (Layout, Chain)) {
+    let Err(chain) = FAST.with(|f| f.make_all_ready(layout, chain, KEEP)) else { return };
+    // SAFETY: its pins have cleared, and it holds boxes of `layout` that no one else holds.
+    unsafe { chain.free(layout) };
+}
+
+/// Frees the orphaned batches whose pins have cleared (skipped when another thread is
+/// at it: the next seal will look again).
+fn free_orphans() {
+    let Ok(mut orphans) = ORPHANS.try_lock() else { return };
+    orphans.retain_mut(|b| {
+        if !b.pinned.passed() {
+            return true;
+        }
+        for g in b.boxes.drain(..) {
+            // SAFETY: its pins have cleared, it holds no value, and only this batch had it.
+            unsafe { g.free() };
+        }
+        let (layout, chain) = std::mem::replace(&mut b.chain, (Layout::new::<()>(), Chain::EMPTY));
+        // SAFETY: as above, for each box of the chain, all of `layout`.
+        unsafe { chain.free(layout) };
+        false
+    });
+}
+
+impl Drop for Limbo {
+    /// A thread that exits frees its ready boxes and leaves the waiting ones as orphans.
+    fn drop(&mut self) {
+        self.add_counts();
+        // From here on every take goes to `keep_slow`, which finds no limbo: the box leaks.
+        let (layout, open_chain) = FAST.with(|f| f.close());
+        for (layout, list) in self.ready.drain(..) {
+            for memory in list {
+                // SAFETY: ready boxes are past their pins, empty, and held by no one.
+                unsafe { Garbage { memory, layout }.free() };
+            }
+        }
+        // Close the inbox: thieves keep what they take from now on.
+        let pinned = close_returned(&self.home.inbox, &mut self.open, registry());
+        let open = std::mem::take(&mut self.open);
+        let last = (!open.is_empty() || open_chain.len() > 0).then_some(Sealed {
+            pinned,
+            boxes: open,
+            chain: (layout, open_chain),
+        });
+        let mut orphans = ORPHANS.lock().unwrap_or_else(PoisonError::into_inner);
+        orphans.extend(self.sealed.drain(..).chain(last));
+    }
+}

@@ -1,0 +1,220 @@
+//! When a taken task's memory may be freed.
+//!
+//! A thief reads a task pointer `t` from a slot, rechecks `base`, and only then tries its CAS.
+//! If it is descheduled in between, the task can be taken by someone else, run, and its `Box`
+//! freed; the owner can push again until the ring wraps to the same slot, and the allocator
+//! may hand the freed address to the new task. The thief's CAS then compares equal, it takes
+//! the new task as if it were the old index's, and it moves `base` *backwards*. (Our
+//! chapter 3 stress test hung exactly this way: `base` back on an emptied slot, owner and
+//! thieves all waiting for it to move.) Java cannot fail like this: while the thief holds `t`,
+//! the garbage collector will not reuse its memory.
+//!
+//! Rust needs the same promise explicitly. A thief holds a [`Pin`] from its first slot read
+//! to its CAS, and every taker moves the task out at once but keeps its memory until every
+//! thread pinned at the time has unpinned: no pointer a thief can still compare against is
+//! ever reused. The owner takes with swaps, which compare nothing, so its own takes need no
+//! pin ([`take_own`]); its garbage waits all the same, since a thief may hold the address.
+//! Chapter 4 meets the same problem with whole arrays.
+//!
+//! This is epoch-based reclamation (Fraser's; crossbeam-epoch is the Rust library), cut down to
+//! what a work-stealing queue needs:
+//! - **Pins** (`pins.rs`): each thread has a counter, odd while it is pinned; pinning is a
+//!   store and a SeqCst fence, unpinning a store. No global epoch.
+//! - **Limbo** (`limbo.rs`): each thread keeps what it took (a thief hands a box back to the
+//!   thread that pushed it instead, when it knows which: [`take_stolen`], `handback.rs`), and
+//!   every [`BATCH`] takes *seals* a batch: a fence, then a look at every thread's counter,
+//!   noting those that are odd. The batch is past its pins once each noted counter has moved
+//!   on. Then the thread *recycles* the boxes: [`boxed`], which every push calls, takes one of
+//!   the right size before it asks the allocator, so a fork-join loop stops calling `malloc`
+//!   and `free` once it runs warm.
+//! - **Chains** (`chain.rs`): the fast path of both. A thread's boxes of its main layout wait
+//!   and come back in lists threaded through the boxes themselves, kept in plain thread-local
+//!   cells: a push and a take each move a pointer or two, and the limbo proper is reached once
+//!   per batch.
+//!
+//! The pins, and the hand-back of a stolen box, have loom models of their own (`tests/loom.rs`,
+//! with a [`pins::Registry`] and a [`handback::Inbox`] made in the model); under loom, [`pin`]
+//! marks nothing and the queue's models free a taken box at once.
+//!
+//! Why not crossbeam-epoch itself, which this module used first: per box, its bags of garbage
+//! went to a global queue and were freed by whichever thread collected them, across threads
+//! (the contention lab's profile showed the allocator). Per batch, with its `defer` and `flush`,
+//! the boxes came back, but only while threads had cores: a seal pins, `flush` allocates and
+//! frees the epoch's bags while pinned, and with 16 workers on 2 cores some seals stayed pinned
+//! for 40 ms, the whole run. One global epoch then stopped for everyone, and most pushes went
+//! back to `malloc` (measured; the contention page tells the story). Here a seal pins nothing,
+//! and a thread stopped inside its pin holds back only the batches sealed while it was pinned.
+
+/// Boxes per batch: one fence, two locks (the thread registry, the inbox), a `try_lock` (the
+/// orphans) and one look at every thread's pin counter per this many takes. (Batches of 256
+/// timed the same on fib(30); larger ones keep more memory waiting.)
+pub const BATCH: usize = 2048;
+
+/// Held while a thread reads task pointers out of slots: its counter is odd meanwhile (nothing
+/// under loom, whose models never wrap the ring while a thief holds a pointer). Pins nest.
+pub struct Pin {
+    /// Not `Send`: the counter marked is this thread's.
+    _not_send: std::marker::PhantomData<*const ()>,
+}
+
+/// Pins the current thread for one poll (from its first slot read to its CAS).
+pub fn pin() -> Pin {
+    #[cfg(not(loom))]
+    pins::enter();
+    Pin { _not_send: std::marker::PhantomData }
+}
+
+impl Drop for Pin {
+    fn drop(&mut self) {
+        #[cfg(not(loom))]
+        pins::leave();
+    }
+}
+
+/// How many boxes [`boxed`] has handed out since the program started, recycled and from the
+/// allocator. Each thread adds its counts every [`BATCH`] takes and when it exits, so the totals
+/// are exact once the threads that pushed have exited (a pool after its shutdown), and lag
+/// behind before. (Under loom, zeros: nothing is recycled there.)
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BoxCounts {
+    pub reused: u64,
+    pub allocated: u64,
+    /// Of the boxes taken, those a thief sent back to the thread that pushed them
+    /// ([`take_stolen`]).
+    pub sent_home: u64,
+}
+
+impl BoxCounts {
+    /// The totals now.
+    pub fn now() -> BoxCounts {
+        #[cfg(not(loom))]
+        let (reused, allocated, sent_home) = limbo::counts();
+        #[cfg(loom)]
+        let (reused, allocated, sent_home) = (0, 0, 0);
+        BoxCounts { reused, allocated, sent_home }
+    }
+
+    /// The boxes handed out since `earlier`.
+    pub fn since(self, earlier: BoxCounts) -> BoxCounts {
+        BoxCounts {
+            reused: self.reused - earlier.reused,
+            allocated: self.allocated - earlier.allocated,
+            sent_home: self.sent_home - earlier.sent_home,
+        }
+    }
+
+    /// The share of boxes that were recycled, 0 to 1 (0 when none were handed out).
+    pub fn reuse_ratio(self) -> f64 {
+        let all = self.reused + self.allocated;
+        if all == 0 { 0.0 } else { self.reused as f64 / all as f64 }
+    }
+}
+
+/// Moves `task` into memory of its own, for a slot: a recycled box of its layout when this
+/// thread has one whose pins have cleared, else a new one (same layout either way, so it may be
+/// freed as a `Box<T>`, or handed to [`take_task`]/[`take_own`]).
+///
+/// Zero-sized tasks are refused at compile time: all their boxes share one dangling address, so
+/// no pin could keep a thief's CAS from matching a later task's.
+#[inline]
+pub fn boxed<T>(task: T) -> *mut T {
+    const { assert!(size_of::<T>() > 0, "a queue's task type must not be zero-sized") };
+    #[cfg(not(loom))]
+    if let Some(m) = limbo::reuse(std::alloc::Layout::new::<T>()) {
+        let p = m.cast::<T>();
+        // SAFETY: `m` is an allocation of `T`'s layout that no one else holds (its pins
+        // passed) and that holds no value.
+        unsafe { p.write(task) };
+        return p;
+    }
+    Box::into_raw(Box::new(task))
+}
+
+/// A thief's take: moves the task out of `p`; its memory is reused or freed once no pinned
+/// thread can still hold `p`. `pin` is the one the thief held since it read `p`.
+///
+/// # Safety
+/// `p` is null, or a pointer that [`boxed`] made and that the caller took out of its slot (a
+/// successful CAS to null) while holding `pin`, so that no one else can take it.
+pub unsafe fn take_task<T>(p: *mut T, pin: &Pin) -> Option<T> {
+    let _ = pin; // the pin mattered while `p` was compared; the garbage waits for all pins
+    // SAFETY: the caller's contract is `take_own`'s, and more.
+    unsafe { take_own(p) }
+}
+
+/// Where a thread's task boxes go back to when another thread takes them: the thread that
+/// pushed them (see [`take_stolen`]).
+pub struct Home {
+    #[cfg(not(loom))]
+    inbox: handback::Inbox<limbo::Garbage>,
+}
+
+/// This thread's [`Home`] (under loom, a home that keeps nothing: boxes are freed at once there).
+pub fn home() -> std::sync::Arc<Home> {
+    #[cfg(not(loom))]
+    return limbo::home();
+    #[cfg(loom)]
+    std::sync::Arc::new(Home {})
+}
+
+// ANCHOR: take_stolen
+/// A thief's take, after its pin has ended: moves the task out of `p`, and sends the memory
+/// back to `home`, the thread that pushed it, where there is one (else keeps it, as
+/// [`take_task`]). The thief's pin covers its reads of the slot up to its CAS; from the CAS on,
+/// the task is the thief's alone, so the rest, which may wait for a lock, runs unpinned (a
+/// thread descheduled while pinned holds back every batch sealed meanwhile).
+///
+/// Why send it home: recycled into the thief's own pushes, a stolen box would share its cache
+/// line with the pusher's boxes, and the two threads' writes would fight over the line (false
+/// sharing), on more lines with every steal. A long-lived pool slowed down run after run so.
+///
+/// `home` should belong to the thread that pushed the task (any thread's batches are safe for
+/// the box; only the pusher's keep boxes apart from other threads').
+///
+/// # Safety
+/// `p` is null, or a pointer that [`boxed`] made and that the caller took out of its slot with
+/// a successful CAS to null while pinned.
+pub unsafe fn take_stolen<T>(p: *mut T, home: Option<&Home>) -> Option<T> {
+    match home {
+        #[cfg(not(loom))]
+        Some(home) if !p.is_null() => {
+            // SAFETY: the caller took the task at p out of its slot.
+            let task = unsafe { p.read() };
+            limbo::send_home(p.cast(), std::alloc::Layout::new::<T>(), home);
+            Some(task)
+        }
+        // No home (or under loom, where boxes are freed at once): kept here, as `take_task`.
+        // SAFETY: the caller's contract is `take_own`'s, and more.
+        _ => unsafe { take_own(p) },
+    }
+}
+// ANCHOR_END: take_stolen
+
+/// The owner's take (and a thief's, through `take_task`): moves the task out of `p`; its memory
+/// is reused or freed once every thread pinned now has unpinned.
+///
+/// # Safety
+/// `p` is null, or a pointer that [`boxed`] made and that the caller took out of its slot (swap
+/// or successful CAS to null), so that no one else can take it.
+#[inline]
+pub unsafe fn take_own<T>(p: *mut T) -> Option<T> {
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: the caller owns the task at p (its swap or CAS emptied the slot).
+    let task = unsafe { p.read() };
+    #[cfg(not(loom))]
+    limbo::keep(p.cast(), std::alloc::Layout::new::<T>());
+    #[cfg(loom)]
+    // SAFETY: the memory came from Box::into_raw and the task was moved out above. An early
+    // free is harmless here: loom's models never wrap the ring while a thief holds a pointer.
+    drop(unsafe { Box::from_raw(p.cast::<std::mem::MaybeUninit<T>>()) });
+    Some(task)
+}
+
+#[cfg(not(loom))]
+mod chain;
+pub mod handback;
+#[cfg(not(loom))]
+mod limbo;
+pub mod pins;
