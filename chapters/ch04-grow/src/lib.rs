@@ -26,7 +26,7 @@ pub use queue::{Memory, Slots, WorkQueue, push};
 use std::cell::Cell;
 use std::marker::PhantomData;
 
-use ch02_poll::reclaim::{pin, take_own, take_task};
+use ch02_poll::reclaim::{home, pin, take_own, take_stolen};
 
 use crate::sync::Arc;
 
@@ -87,14 +87,15 @@ pub fn new<T>(capacity: usize) -> (Owner<T>, Stealer<T>) {
 /// Like [`new`], growing with `G` (the grader's `Exercise`) up to `max_capacity`.
 pub fn new_with<T, G: GrowOps>(capacity: usize, max_capacity: usize) -> (Owner<T, G>, Stealer<T>) {
     let q = Arc::new(WorkQueue::new(capacity, max_capacity));
-    (Owner { q: q.clone(), grow: PhantomData, not_sync: PhantomData }, Stealer { q })
+    (Owner { q: q.clone(), grow: PhantomData, homed: Cell::new(false) }, Stealer { q })
 }
 
 /// The owner's handle: push (growing), pop, FIFO take. `Send`, not `Sync`, not `Clone`.
 pub struct Owner<T, G: GrowOps = Reference> {
     q: Arc<WorkQueue<T>>,
     grow: PhantomData<fn() -> G>,
-    not_sync: PhantomData<Cell<()>>,
+    /// Whether this handle has bound the queue's home (at its first push). Also keeps it !Sync.
+    homed: Cell<bool>,
 }
 
 // SAFETY: as chapter 2's Owner: it moves tasks of type T between threads; `Cell` keeps it !Sync.
@@ -104,7 +105,20 @@ impl<T, G: GrowOps> Owner<T, G> {
     /// Pushes a task, growing the array when it fills; at the maximum capacity, hands the
     /// task back in [`Full`].
     pub fn push(&self, task: T) -> Result<(), Full<T>> {
+        if !self.homed.get() {
+            self.bind_home();
+        }
         push::<T, G>(&self.q, task)
+    }
+
+    /// At the first push: names this thread as the one thieves hand the boxes back to. Out of
+    /// line, so that `push` stays small enough to inline (its task then goes straight into
+    /// the box).
+    #[cold]
+    #[inline(never)]
+    fn bind_home(&self) {
+        self.q.bind_home(Some(home()));
+        self.homed.set(true);
     }
 
     /// Takes the next task, newest first or, with `fifo`, oldest first.
@@ -168,9 +182,13 @@ impl<T> Stealer<T> {
 
     /// Like [`poll`](Self::poll), counting into `stats`.
     pub fn poll_counted(&self, stats: &mut PollStats) -> Option<T> {
-        let pin = pin();
-        // SAFETY: `take::poll` returns null or a pointer its CAS took, under `pin`.
-        unsafe { take_task(take::poll(&self.q, stats), &pin) }
+        let p = {
+            let _pin = pin(); // from the first slot read to the CAS
+            take::poll(&self.q, stats)
+        };
+        // SAFETY: `take::poll` returns null or a pointer its CAS took while pinned; the box goes
+        // back to the thread that pushed it (chapter 2's `take_stolen`), once the pin is over.
+        unsafe { take_stolen(p, self.q.home()) }
     }
 
     /// The shared state.

@@ -1,7 +1,8 @@
 use std::ptr::null_mut;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use ch01_ring::ops::slot_of;
+use ch02_poll::reclaim::Home;
 use crossbeam_utils::CachePadded;
 
 use crate::GrowOps;
@@ -60,6 +61,10 @@ pub struct WorkQueue<T> {
     retired: Mutex<Vec<Box<Slots<T>>>>,
     /// `grow` is not called past this capacity: the array then fills and push says [`Full`].
     max_capacity: usize,
+    /// Where thieves hand the task boxes they take back to (chapter 2's `take_stolen`): the home
+    /// of the thread that pushes here, bound once. `Some(None)`: many threads push here (a
+    /// submission queue), so thieves keep what they take.
+    pub(crate) home: OnceLock<Option<Arc<Home>>>,
 }
 // ANCHOR_END: work_queue
 
@@ -97,6 +102,7 @@ impl<T> WorkQueue<T> {
             top: CachePadded::new(AtomicI32::new(0)),
             retired: Mutex::new(Vec::new()),
             max_capacity,
+            home: OnceLock::new(),
         }
     }
 
@@ -112,6 +118,18 @@ impl<T> WorkQueue<T> {
     /// Keeps an array that `grow` replaced until the queue drops (see the invariants).
     pub fn retire(&self, old: Box<Slots<T>>) {
         self.retired.lock().unwrap_or_else(|e| e.into_inner()).push(old);
+    }
+
+    /// The home of the thread that pushes here, if one is bound (see the field).
+    #[inline]
+    pub fn home(&self) -> Option<&Home> {
+        self.home.get().and_then(|h| h.as_deref())
+    }
+
+    /// Binds the queue's home, once: the pushing thread's (`Some(reclaim::home())`), or `None`
+    /// for a queue with many pushers. Returns false if one was bound already.
+    pub fn bind_home(&self, home: Option<Arc<Home>>) -> bool {
+        self.home.set(home).is_ok()
     }
 
     /// Largest capacity `grow` may reach.

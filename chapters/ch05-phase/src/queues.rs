@@ -171,7 +171,10 @@ impl<T, P: PhaseOps> Queues<T, P> {
             let id = (*probe as i32) & EXTERNAL_ID_MASK;
             let i = id as usize & mask;
             if self.get(i).is_none() {
-                let fresh = Box::into_raw(Box::new(Queue::new(id, self.capacities)));
+                let fresh = Box::new(Queue::new(id, self.capacities));
+                // Many threads push here: thieves keep the boxes they take (chapter 4's `home`).
+                fresh.work().bind_home(None);
+                let fresh = Box::into_raw(fresh);
                 // SeqCst CAS: installs the queue, publishing it (Release) to readers of the slot.
                 match self.slots[i].compare_exchange(null_mut(), fresh, SeqCst, Acquire) {
                     // SAFETY: just installed; lives until `self` drops. Born locked: ours.

@@ -1,9 +1,9 @@
 use std::cell::{Cell, UnsafeCell};
 use std::marker::PhantomData;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
+use std::sync::Arc;
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize};
-use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
 
 use ch02_poll::reclaim;
@@ -12,7 +12,7 @@ use ch06_nsteals::steals::{count_take, get_steal_count, retire};
 use ch06_nsteals::{Job, join_workers, pop_own, push_job};
 use crossbeam_utils::CachePadded;
 
-use crate::scan::{Homes, Polled, scan};
+use crate::scan::{Polled, scan};
 use crate::sync::yield_now;
 use crate::task::{RunOnce, Task};
 use crate::{IdleOps, Reference, Sleep};
@@ -21,9 +21,6 @@ use crate::{IdleOps, Reference, Sleep};
 struct Shared {
     /// Submission queues at even indices, workers' at odd ones (chapter 5).
     queues: Queues<Task>,
-    /// Where the boxes of each worker's queue go back when stolen (chapter 2's `Home`): set by
-    /// the worker when it starts, at its queue's index.
-    homes: Box<Homes>,
     /// Chapter 6's per-worker steal counts (odd indices) and the exited workers' total.
     nsteals: Box<[CachePadded<AtomicU32>]>,
     steal_count: AtomicU64,
@@ -275,7 +272,6 @@ impl<I: IdleOps> ThreadPool<I> {
         let len = (4 * parallelism).next_power_of_two().max(16);
         let shared = Arc::new(Shared {
             queues: Queues::new(len, parallelism, 0),
-            homes: (0..len).map(|_| OnceLock::new()).collect(),
             nsteals: (0..len).map(|_| CachePadded::new(AtomicU32::new(0))).collect(),
             steal_count: AtomicU64::new(0),
             sleep: CachePadded::new(Sleep::new(parallelism)),
@@ -637,7 +633,7 @@ fn take(shared: &Shared, own: usize, seed: u32) -> Polled<(usize, Task)> {
     if let Some(task) = shared.queues.get(own).and_then(pop_own) {
         return Polled::Task((own, task));
     }
-    let found = scan(&shared.queues, &shared.homes, own, advance_probe(seed));
+    let found = scan(&shared.queues, own, advance_probe(seed));
     if let Polled::Task((from, _)) = found {
         propagate(shared, from);
     }
@@ -694,7 +690,7 @@ fn run_worker<I: IdleOps>(shared: &Arc<Shared>, w: usize) {
     let _alive = Alive(shared);
     let own = 2 * w + 1;
     // Only this worker pushes to its queue: a thief hands the boxes it takes back here.
-    let _ = shared.homes[own].set(reclaim::home());
+    shared.queues.get(own).expect("a worker's queue").work().bind_home(Some(reclaim::home()));
     CURRENT.set(Some((Arc::as_ptr(shared), own, wait_or_help::<I>)));
     let mut r = (own as u32).wrapping_mul(0x9e37_79b9) | 1;
     loop {

@@ -14,9 +14,8 @@
 //! by side (`figures/changes.diff`): only the stall branch differs.
 
 use std::ptr::null_mut;
-use std::sync::{Arc, OnceLock};
 
-use ch02_poll::reclaim::{Home, pin, take_stolen};
+use ch02_poll::reclaim::{pin, take_stolen};
 use ch04_grow::WorkQueue;
 use ch05_phase::{Queue, Queues};
 
@@ -66,13 +65,11 @@ pub fn try_poll<T>(q: &WorkQueue<T>) -> Polled<*mut T> {
 }
 // ANCHOR_END: try_poll
 
-/// The [`Home`] of each queue's owner, by queue index, where there is one: a worker's queue,
-/// once its worker has started. (Submission queues have many pushers, and none here.)
-pub type Homes = [OnceLock<Arc<Home>>];
-
-/// A thief's take from `q`, whose boxes go back to `home` when it has one (chapter 2's
-/// `take_stolen`). An empty queue costs two loads and no pin; the pin ends with the CAS.
-pub fn steal<T>(q: &Queue<T>, home: Option<&Home>) -> Polled<T> {
+/// A thief's take from `q`, whose boxes go back to the queue's home when it has one (chapter
+/// 2's `take_stolen`, chapter 4's `WorkQueue::home`: a worker's queue, once its worker has
+/// started; submission queues have many pushers and none). An empty queue costs two loads and
+/// no pin; the pin ends with the CAS.
+pub fn steal<T>(q: &Queue<T>) -> Polled<T> {
     if q.work().is_empty() {
         return Polled::Empty;
     }
@@ -81,9 +78,10 @@ pub fn steal<T>(q: &Queue<T>, home: Option<&Home>) -> Polled<T> {
         try_poll(q.work())
     };
     match polled {
-        // SAFETY: `try_poll` returned a pointer its CAS took, while pinned; `home` is the
-        // queue owner's (`Homes`).
-        Polled::Task(t) => unsafe { take_stolen(t, home) }.map_or(Polled::Empty, Polled::Task),
+        Polled::Task(t) => {
+            // SAFETY: `try_poll` returned a pointer its CAS took, while pinned.
+            unsafe { take_stolen(t, q.work().home()) }.map_or(Polled::Empty, Polled::Task)
+        }
         Polled::Empty => Polled::Empty,
         Polled::Stalled => Polled::Stalled,
     }
@@ -92,18 +90,16 @@ pub fn steal<T>(q: &Queue<T>, home: Option<&Home>) -> Polled<T> {
 // ANCHOR: scan
 /// One scan of every queue but `own`, from a start and an odd stride drawn from `r`, as in
 /// chapter 6: the first task stolen and the index of its queue. A stalled queue is passed
-/// over, and the scan says so, so that the worker scans again instead of going idle. `homes`:
-/// where each queue's boxes go back (may be shorter than `queues`, or empty).
+/// over, and the scan says so, so that the worker scans again instead of going idle.
 /// [JDK 25: the scan loop of `runWorker`]
-pub fn scan<T>(queues: &Queues<T>, homes: &Homes, own: usize, r: u32) -> Polled<(usize, T)> {
+pub fn scan<T>(queues: &Queues<T>, own: usize, r: u32) -> Polled<(usize, T)> {
     let n = queues.len();
     let (mut i, step) = (r as usize, ((r >> 16) | 1) as usize);
     let mut stalled = false;
     for _ in 0..n {
         let j = i & (n - 1);
         i = i.wrapping_add(step);
-        let home = homes.get(j).and_then(OnceLock::get).map(|h| &**h);
-        match queues.get(j).filter(|_| j != own).map_or(Polled::Empty, |q| steal(q, home)) {
+        match queues.get(j).filter(|_| j != own).map_or(Polled::Empty, steal) {
             Polled::Task(task) => return Polled::Task((j, task)),
             Polled::Stalled => stalled = true,
             Polled::Empty => {}

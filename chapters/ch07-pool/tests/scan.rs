@@ -53,14 +53,14 @@ fn a_scan_passes_a_stalled_queue_by() {
     // From every start and stride, worker 5's scan takes queue 3's task, whichever it meets first.
     for r in [0u32, 1, 2, 3, 0x9e37_79b9, 0x0001_0000, 0xffff_ffff] {
         let qs = queues.clone();
-        let got = within_2s("scan", move || scan(&qs, &[], 5, r));
+        let got = within_2s("scan", move || scan(&qs, 5, r));
         assert_eq!(got, Polled::Task((3, 30)), "scan from r = {r:#x}");
         push_job(&queues, Some(3), 30).expect("room");
     }
     // With only the stalled queue left, the scan says so, rather than "empty".
-    while let Polled::Task(_) = scan(&queues, &[], 1, 7) {}
+    while let Polled::Task(_) = scan(&queues, 1, 7) {}
     let qs = queues.clone();
-    assert_eq!(within_2s("scan", move || scan(&qs, &[], 5, 7)), Polled::Stalled);
+    assert_eq!(within_2s("scan", move || scan(&qs, 5, 7)), Polled::Stalled);
 }
 
 /// `try_poll`'s answer, with the task moved out of the pointer its CAS took.

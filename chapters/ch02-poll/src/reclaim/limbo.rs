@@ -1,5 +1,5 @@
 use std::alloc::Layout;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering::Relaxed;
@@ -75,6 +75,8 @@ struct Limbo {
 
 impl Default for Limbo {
     fn default() -> Limbo {
+        let home = Arc::new(Home { inbox: Inbox::new() });
+        OWN_HOME.set(Arc::as_ptr(&home));
         Limbo {
             open: Vec::new(),
             sealed: VecDeque::new(),
@@ -83,7 +85,7 @@ impl Default for Limbo {
             reused: 0,
             allocated: 0,
             sent_home: 0,
-            home: Arc::new(Home { inbox: Inbox::new() }),
+            home,
         }
     }
 }
@@ -99,6 +101,9 @@ pub(super) fn home() -> Arc<Home> {
 /// Hands `memory` (of `layout`, just taken by this thread) back to `home`, or keeps it here
 /// when that thread has exited.
 pub(super) fn send_home(memory: *mut u8, layout: Layout, home: &Home) {
+    if std::ptr::eq(OWN_HOME.get(), home) {
+        return keep(memory, layout); // a box of our own: no inbox, no lock
+    }
     match home.inbox.send(Garbage { memory, layout }) {
         Ok(()) => {
             let _ = LIMBO.try_with(|l| l.borrow_mut().sent_home += 1);
@@ -120,6 +125,9 @@ pub(super) fn counts() -> (u64, u64, u64) {
 
 thread_local! {
     static LIMBO: RefCell<Limbo> = RefCell::default();
+    /// This thread's home while its limbo lives (null otherwise), for `send_home` to tell a
+    /// box of its own from another thread's without reaching the limbo.
+    static OWN_HOME: Cell<*const Home> = const { Cell::new(std::ptr::null()) };
 }
 
 /// A box of `layout` whose pins have cleared, if this thread has one. The fast path: the main
@@ -303,6 +311,7 @@ fn free_orphans() {
 impl Drop for Limbo {
     /// A thread that exits frees its ready boxes and leaves the waiting ones as orphans.
     fn drop(&mut self) {
+        OWN_HOME.set(std::ptr::null());
         self.add_counts();
         // From here on every take goes to `keep_slow`, which finds no limbo: the box leaks.
         let (layout, open_chain) = FAST.with(|f| f.close());
