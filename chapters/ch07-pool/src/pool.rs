@@ -509,7 +509,7 @@ where
     // only if it finds it, scanning down from the top]
     if let Some(top) = shared.queues.get(own).and_then(pop_own) {
         if top.data() == &raw const forked as *const () {
-            drop(top); // ours, run below: an `on_stack` task drops as nothing
+            std::mem::forget(top); // ours, run below (dropping an `on_stack` task does nothing)
             std::mem::forget(guard); // nothing queued points into this frame any more
             // SAFETY: we took the task out of the queue with its owner's swap, so no one else
             // can run it, and it has not run.
