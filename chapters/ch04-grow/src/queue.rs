@@ -186,7 +186,7 @@ impl<T> Drop for WorkQueue<T> {
 /// Owner: stores `task` at `top`; when that fills the array, grows it (with `G`, the
 /// reference or the reader's `grow`). At the maximum capacity the array stays full and the
 /// next push hands its task back in [`Full`]. [JDK: `WorkQueue.push`]
-#[inline] // into the caller's frame: the task moves straight into its box
+#[inline(always)] // into the caller's frame: the task moves straight into its box
 pub fn push<T, G: GrowOps>(q: &WorkQueue<T>, task: T) -> Result<(), Full<T>> {
     let s = q.top.load(Ordering::Relaxed); // only the owner writes top
     let b = q.base.load(Ordering::Acquire); // as in chapter 2: pairs with the takers' base stores

@@ -65,7 +65,7 @@ pub fn read_stable<R>(phase: &AtomicI32, mut read: impl FnMut() -> R) -> (R, i32
 /// caller is the queue's owner (a worker), which needs no lock. Otherwise the caller holds
 /// the phase lock: the push (slot write and any growth) happens inside it, then unlocks,
 /// whether or not the push succeeded.
-#[inline]
+#[inline(always)] // a wrapper: the pool's fork goes through it to chapter 4's push
 pub fn push<T>(
     q: &WorkQueue<T>,
     phase: &AtomicI32,

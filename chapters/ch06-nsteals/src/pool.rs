@@ -203,7 +203,7 @@ fn submit_to(shared: &Shared, job: Job) {
 ///
 /// Inlined, with the submission path out of line: a worker's fork then writes its job straight
 /// into the queue's box instead of copying it through two calls.
-#[inline]
+#[inline(always)]
 pub fn push_job<T>(queues: &Queues<T>, own: Option<usize>, job: T) -> Result<(), Full<T>> {
     match own {
         Some(own) => {

@@ -360,6 +360,7 @@ impl<I: IdleOps> Drop for ThreadPool<I> {
 }
 
 /// `Some(own queue index)` when this thread is a worker of `shared`.
+#[inline]
 fn on_worker_of(shared: &Shared) -> Option<usize> {
     match CURRENT.get() {
         Some((p, own, _)) if std::ptr::eq(p, shared) => Some(own),
@@ -373,6 +374,7 @@ fn current() -> Option<(&'static Shared, Helps)> {
 }
 
 /// The pool the current thread works for, if any, its queue's index and its waiting strategy.
+#[inline]
 fn current_worker() -> Option<(&'static Shared, usize, Helps)> {
     // SAFETY: CURRENT is set only while `run_worker` runs on this thread, and that frame holds
     // an `Arc<Shared>`; tasks run inside that frame, so the reference does not outlive it.
@@ -422,7 +424,7 @@ fn count_panic<R>(result: &std::thread::Result<R>) {
 ///
 /// Inlined: called out of line, it reloaded the task its caller had just written through a
 /// failed store forward, a tenth of a fork's time in the profile.
-#[inline]
+#[inline(always)]
 fn push(shared: &Shared, own: Option<usize>, task: Task) -> Result<(), Task> {
     let pushed = if let Some(w) = own {
         // A worker's fork: the worker is alive, and scans its own queue before it exits.
@@ -462,6 +464,7 @@ fn push(shared: &Shared, own: Option<usize>, task: Task) -> Result<(), Task> {
 /// sleepers' lock. Skipping can cost parallelism, never a task: a worker runs every task of its
 /// own queue before it goes idle or exits. [JDK 25: `WorkQueue.push` calls `signalWork` only
 /// when the slot at `s - 1` is null]
+#[inline]
 fn looked_empty(shared: &Shared, own: usize) -> bool {
     let q = shared.queues.get(own).expect("a worker's queue").work();
     let s = q.top.load(Relaxed).wrapping_sub(1); // Relaxed: the owner's own field

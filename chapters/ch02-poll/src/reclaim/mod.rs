@@ -116,7 +116,7 @@ impl BoxCounts {
 ///
 /// Zero-sized tasks are refused at compile time: all their boxes share one dangling address, so
 /// no pin could keep a thief's CAS from matching a later task's.
-#[inline]
+#[inline(always)] // on every push and take: see `chain.rs`
 pub fn boxed<T>(task: T) -> *mut T {
     const { assert!(size_of::<T>() > 0, "a queue's task type must not be zero-sized") };
     #[cfg(not(loom))]
@@ -196,7 +196,7 @@ pub unsafe fn take_stolen<T>(p: *mut T, home: Option<&Home>) -> Option<T> {
 /// # Safety
 /// `p` is null, or a pointer that [`boxed`] made and that the caller took out of its slot (swap
 /// or successful CAS to null), so that no one else can take it.
-#[inline]
+#[inline(always)] // on every push and take: see `chain.rs`
 pub unsafe fn take_own<T>(p: *mut T) -> Option<T> {
     if p.is_null() {
         return None;
