@@ -58,9 +58,9 @@ MOVED = {
          "the owner's take, on the current array"),
     ],
     7: [
-        ("ch06-nsteals/src/pool.rs::Shared", "pool.rs::Shared",
+        ("ch06-nsteals/src/pool.rs::Shared", "pool/mod.rs::Shared",
          "what the workers share: sleepers, shutdown and a broken flag join the counters"),
-        ("ch06-nsteals/src/pool.rs::run_worker", "pool.rs::run_worker",
+        ("ch06-nsteals/src/pool.rs::run_worker", "pool/worker.rs::run_worker",
          "the worker parks instead of sleeping, scans again after a stall, and exits on shutdown"),
         ("ch04-grow/src/take.rs::poll", "scan.rs::try_poll",
          "the scan's poll: on a stalled queue it returns instead of spinning"),

@@ -329,9 +329,10 @@ def phase_bits():
 
 def queues_array():
     """A pool of parallelism 3 with one outside submitter whose probe is 0x39b8."""
-    source_says("chapters/ch07-pool/src/pool.rs",
+    source_says("chapters/ch07-pool/src/pool/mod.rs",
                 "let len = (4 * parallelism).next_power_of_two().max(16);",
-                "queues: Queues::new(len, parallelism, 0)", "let own = 2 * w + 1;")
+                "queues: Queues::new(len, parallelism, 0)")
+    source_says("chapters/ch07-pool/src/pool/worker.rs", "let own = 2 * w + 1;")
     source_says("chapters/ch05-phase/src/queues.rs", "let id = 2 * w + 1;",
                 "let id = (*probe as i32) & EXTERNAL_ID_MASK;", "let i = id as usize & mask;")
     source_says("chapters/ch06-nsteals/src/pool.rs", "if j != own")

@@ -1,0 +1,156 @@
+//! Forking and joining: `join_in_task`, `fork`, and how a thread waits for a forked task.
+
+use super::*;
+
+// ANCHOR: join_in_task
+/// Forks `b` and runs `a` on the current worker, then waits for `b` while helping; returns both
+/// results. A panic in either reaches the caller, after both have finished. Panics when not
+/// called from a task. [JDK: `ForkJoinTask.invokeAll(a, b)`: fork, compute, join]
+///
+/// The forked task, `b` and the slot for its result, lives in this frame, not in an
+/// allocation: this call does not return before `b` has run, so the frame outlives the task
+/// (rayon's `StackJob` makes the same argument). The queue's box is the fork's one allocation.
+pub fn join_in_task<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send + 'static,
+    B: FnOnce() -> RB + Send + 'static,
+    RA: Send + 'static,
+    RB: Send + 'static,
+{
+    let (shared, own, helps) =
+        current_worker().expect("join_in_task runs inside a task of a ThreadPool");
+    let forked = Pending::new(b);
+    // SAFETY: `forked` stays in this frame until `done` (below, and the guard when unwinding);
+    // `Pending::run` is sound once from any thread (B and RB are Send).
+    let task = unsafe {
+        Task::on_stack(&forked as *const Pending<B, RB> as *const (), Pending::<B, RB>::run_erased)
+    };
+    // If anything below unwinds before `b` has run, the queued task would write into a dead
+    // frame: abort instead. (`a` and every helped task catch their own panics, so only a bug
+    // in the waiting code itself can get here.)
+    let guard = AbortOnUnwind;
+    // After a shutdown the fork is rejected: run `b` here instead (nothing is lost).
+    push(shared, Some(own), task).unwrap_or_else(Task::run);
+    let ra = catch_unwind(AssertUnwindSafe(a));
+    // Most often no one has stolen `b`: it is still on top of this worker's queue. Take it back
+    // and call it here, like `a`, with no result slot and no helping loop. Anything else on top
+    // (a task `a` forked and did not join) is run as the helping wait would run it first.
+    // [JDK 25: `awaitDone` -> `helpJoin` -> `tryRemoveAndExec`, which takes the task back
+    // only if it finds it, scanning down from the top]
+    if let Some(top) = shared.queues.get(own).and_then(pop_own) {
+        if top.data() == &raw const forked as *const () {
+            std::mem::forget(top); // ours, run below (dropping an `on_stack` task does nothing)
+            std::mem::forget(guard); // nothing queued points into this frame any more
+            // SAFETY: we took the task out of the queue with its owner's swap, so no one else
+            // can run it, and it has not run.
+            let rb = unsafe { forked.run_here() };
+            return both(ra, rb);
+        }
+        top.run(); // a wrapped task catches its own panic
+    }
+    let done = || forked.slot.is_done();
+    // A loop, not one call: `help_until` may be the reader's code, and returning before `done`
+    // would free this frame under the queued task. A panic there aborts, saying which.
+    let waited = catch_unwind(AssertUnwindSafe(|| {
+        while !done() {
+            helps(shared, &done);
+        }
+    }));
+    if let Err(panic) = waited {
+        abort_in_join(Some(&*panic));
+    }
+    std::mem::forget(guard);
+    // SAFETY: `done` returned true: the task has stored its result and will not touch `forked`.
+    let rb = unsafe { forked.slot.take() };
+    both(ra, rb)
+}
+
+/// Both results of a join, or the first side's panic (`a`'s before `b`'s).
+pub(super) fn both<RA, RB>(ra: std::thread::Result<RA>, rb: std::thread::Result<RB>) -> (RA, RB) {
+    match (ra, rb) {
+        (Ok(ra), Ok(rb)) => (ra, rb),
+        (Err(p), _) | (_, Err(p)) => resume_unwind(p),
+    }
+}
+// ANCHOR_END: join_in_task
+
+/// fib(n) with one fork and one join per call and no cutoff: the smallest possible task,
+/// so a run of it measures the pool's own cost per fork (the benchmarks, the lab and the
+/// tests use it). Must run inside a task of a [`ThreadPool`].
+pub fn fib(n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    let (a, b) = join_in_task(move || fib(n - 1), move || fib(n - 2));
+    a + b
+}
+
+/// Aborts the process if dropped while unwinding (see `join_in_task`).
+pub(super) struct AbortOnUnwind;
+
+impl Drop for AbortOnUnwind {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            abort_in_join(None);
+        }
+    }
+}
+
+/// Aborts from `join_in_task`, whose queued task may still write into its frame, after saying
+/// why on stderr: written directly, since a test harness captures `eprintln!` and would lose it
+/// with the process.
+pub(super) fn abort_in_join(panic: Option<&(dyn std::any::Any + Send)>) -> ! {
+    use std::io::Write;
+    let message = panic
+        .and_then(|p| p.downcast_ref::<&str>().map(|s| s.to_string()))
+        .or_else(|| panic.and_then(|p| p.downcast_ref::<String>().cloned()))
+        .unwrap_or_else(|| "a panic".into());
+    let _ = writeln!(
+        std::io::stderr(),
+        "ch07-pool: join_in_task's wait panicked ({message}) while its forked task could still \
+         run and write into the frame; aborting"
+    );
+    std::process::abort()
+}
+
+/// Waits until `done`: a worker of this pool helps (the exercise's `help_until`); any other
+/// thread yields and sleeps.
+pub(super) fn wait_or_help<I: IdleOps>(shared: &Shared, done: &dyn Fn() -> bool) {
+    match on_worker_of(shared) {
+        Some(own) => I::help_until(done, || run_one(shared, own)),
+        None => wait_outside(Some(shared), done),
+    }
+}
+
+/// A thread that cannot help (not a worker of the task's pool) yields, then sleeps, until
+/// `done`; with the pool at hand, it gives up if a worker died outside any task.
+pub(super) fn wait_outside(shared: Option<&Shared>, done: &dyn Fn() -> bool) {
+    let mut spins = 0u32;
+    while !done() {
+        assert!(
+            !shared.is_some_and(|s| s.broken.load(Relaxed)),
+            "a worker thread of the pool died of a panic outside any task (its message is \
+             above): the task waited for may never run"
+        );
+        spins += 1;
+        if spins < 100 {
+            std::thread::yield_now();
+        } else {
+            std::thread::sleep(std::time::Duration::from_micros(50));
+        }
+    }
+}
+
+/// Forks `f` from inside a task: it goes to this worker's queue. Returns its handle, or the
+/// task back (as a runnable job) when not called on a worker, or after shutdown.
+/// [JDK: `ForkJoinTask.fork`]
+pub fn fork<R: Send + 'static>(
+    f: impl FnOnce() -> R + Send + 'static,
+) -> Result<Handle<R>, Rejected> {
+    let Some((shared, _)) = current() else {
+        return Err(Rejected(Box::new(move || drop(f()))));
+    };
+    let (task, job) = spawn(f);
+    push(shared, on_worker_of(shared), job)?;
+    Ok(Handle { task, pool: None })
+}

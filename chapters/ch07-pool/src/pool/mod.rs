@@ -1,0 +1,256 @@
+//! The pool, one concern per file (rayon-core's layout, as `job.rs`, `latch.rs`, `join/`):
+//!
+//! - `mod.rs` (here): what the workers share ([`Shared`]), which pool the current thread
+//!   works for, and [`ThreadPool`] itself: start, submit, join from outside, stats, shutdown;
+//! - `worker.rs`: a worker's loop and its takes, and when it may exit;
+//! - `signal.rs`: the push, and when a push or a steal wakes an idle worker;
+//! - `join.rs`: `join_in_task`, `fork`, and how a thread waits for a forked task;
+//! - `result.rs`: a task's closure and result slot ([`Pending`]), and the [`Handle`] that waits.
+//!
+//! The children see this module's items and imports through `use super::*`.
+
+use std::cell::{Cell, UnsafeCell};
+use std::marker::PhantomData;
+use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
+use std::sync::Arc;
+use std::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize};
+use std::thread::JoinHandle;
+
+use ch02_poll::reclaim;
+use ch05_phase::{Queues, advance_probe};
+use ch06_nsteals::steals::{count_take, get_steal_count, retire};
+use ch06_nsteals::{Job, join_workers, pop_own, push_job};
+use crossbeam_utils::CachePadded;
+
+use crate::scan::{Polled, scan};
+use crate::sync::yield_now;
+use crate::task::{RunOnce, Task};
+use crate::{IdleOps, Reference, Sleep};
+
+mod join;
+mod result;
+mod signal;
+mod worker;
+
+// The children's items, for this module and (through `use super::*`) for each other.
+use join::*;
+use result::*;
+use signal::*;
+use worker::*;
+
+pub use join::{fib, fork, join_in_task};
+pub use result::Handle;
+
+/// What the workers, the submitters and the handles share.
+struct Shared {
+    /// Submission queues at even indices, workers' at odd ones (chapter 5).
+    queues: Queues<Task>,
+    /// Chapter 6's per-worker steal counts (odd indices) and the exited workers' total.
+    nsteals: Box<[CachePadded<AtomicU32>]>,
+    steal_count: AtomicU64,
+    /// Idle workers and how to wake them. Padded, as `submitting`: workers going idle and
+    /// submitters write these, and every fork reads `shutdown`, which must not share their line.
+    sleep: CachePadded<Sleep>,
+    /// Threads from outside the pool between "not shut down" and "task visible in a queue"
+    /// (see `push`). Tasks pushed by workers are not counted: a worker exits only after a scan
+    /// finds every queue empty, and only a worker pushes to its own queue, so a task a worker
+    /// pushed is run before that worker exits. Nothing is counted per task.
+    submitting: CachePadded<AtomicUsize>,
+    /// Set by `close`: no new tasks are accepted; workers exit once every queue is empty and
+    /// no submitter is between its check and its push.
+    shutdown: AtomicBool,
+    /// Tasks that panicked on a worker (each panic also reaches its joiner).
+    panics: AtomicU64,
+    /// Set when a worker thread dies of a panic outside any task (in the idle or join code):
+    /// its queue's tasks may then never run, so waiters give up with an error, not a hang.
+    broken: AtomicBool,
+    parallelism: usize,
+}
+
+thread_local! {
+    /// Where this thread's next helping scan starts (see `run_one`).
+    static HELP_SEED: Cell<u32> = const { Cell::new(0x9e37_79b9) };
+    /// The pool, queue index and waiting strategy of the worker running on this thread.
+    static CURRENT: Cell<Option<(*const Shared, usize, Helps)>> = const { Cell::new(None) };
+}
+
+/// Why a task was not accepted. The task comes back: nothing is lost.
+pub struct Rejected(pub Job);
+
+impl std::fmt::Debug for Rejected {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Rejected(the pool is shut down)")
+    }
+}
+
+impl std::fmt::Display for Rejected {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the pool is shut down: task rejected (and handed back)")
+    }
+}
+
+impl std::error::Error for Rejected {}
+
+impl From<Task> for Rejected {
+    /// The task, runnable again as a closure; dropped unrun, it frees what it holds. Only for
+    /// tasks from `Task::shared` (`submit`, `fork`): an `on_stack` task points into a frame and
+    /// must never become a `'static` closure; `join_in_task` runs a rejected fork at once.
+    fn from(task: Task) -> Self {
+        Rejected(Box::new(move || task.run()))
+    }
+}
+
+/// How a thread waits for a task's result: the worker's `help_until` (the pool's `I`), or
+/// sleep for a thread outside the pool.
+type Helps = fn(&Shared, &dyn Fn() -> bool);
+
+/// What `stats` reports. [JDK: `getParallelism`, `getStealCount`, `getQueuedTaskCount`]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stats {
+    /// Worker threads.
+    pub parallelism: usize,
+    /// Chapter 6's count: exact when quiescent.
+    pub steal_count: u64,
+    /// Tasks sitting in queues (not yet taken), summed without a lock.
+    pub queued_task_count: usize,
+    /// Workers parked right now.
+    pub sleeping: usize,
+    /// Tasks that panicked so far.
+    pub panics: u64,
+}
+
+/// A work-stealing pool built from chapters 1-6: `parallelism` workers, each owning a queue at
+/// an odd index; external submission through chapter 5's submission queues; fork/join with
+/// helping; idle workers park and are signalled. Generic over the idle and join mechanism `I`
+/// (the reference or the reader's exercise).
+pub struct ThreadPool<I: IdleOps = Reference> {
+    shared: Arc<Shared>,
+    workers: Vec<JoinHandle<()>>,
+    ops: PhantomData<fn() -> I>,
+}
+
+impl<I: IdleOps> ThreadPool<I> {
+    /// A pool of `parallelism` (at least 1) worker threads.
+    pub fn new(parallelism: usize) -> Self {
+        assert!(parallelism >= 1, "a pool needs at least one worker");
+        let len = (4 * parallelism).next_power_of_two().max(16);
+        let shared = Arc::new(Shared {
+            queues: Queues::new(len, parallelism, 0),
+            nsteals: (0..len).map(|_| CachePadded::new(AtomicU32::new(0))).collect(),
+            steal_count: AtomicU64::new(0),
+            sleep: CachePadded::new(Sleep::new(parallelism)),
+            submitting: CachePadded::new(AtomicUsize::new(0)),
+            shutdown: AtomicBool::new(false),
+            panics: AtomicU64::new(0),
+            broken: AtomicBool::new(false),
+            parallelism,
+        });
+        let workers = (0..parallelism)
+            .map(|w| {
+                let shared = shared.clone();
+                std::thread::Builder::new()
+                    .name(format!("ch07-worker-{w}"))
+                    .spawn(move || run_worker::<I>(&shared, w))
+                    .expect("spawn a worker thread")
+            })
+            .collect();
+        ThreadPool { shared, workers, ops: PhantomData }
+    }
+
+    /// Runs `f` on the pool and returns a handle to its result. From outside the pool the task
+    /// goes to a submission queue, from a worker to its own queue. After `shutdown` the task is
+    /// rejected and handed back inside the error.
+    pub fn submit<R: Send + 'static>(
+        &self,
+        f: impl FnOnce() -> R + Send + 'static,
+    ) -> Result<Handle<R>, Rejected> {
+        submit_to::<I, R>(&self.shared, f)
+    }
+
+    /// Runs `a` and `b`, possibly in parallel, and returns both results. Called from a worker of
+    /// this pool it forks `b` and runs `a` itself; from outside it submits the whole join and
+    /// waits. A panic in either reaches the caller (after both have finished).
+    pub fn join<A, B, RA, RB>(&self, a: A, b: B) -> (RA, RB)
+    where
+        A: FnOnce() -> RA + Send + 'static,
+        B: FnOnce() -> RB + Send + 'static,
+        RA: Send + 'static,
+        RB: Send + 'static,
+    {
+        if on_worker_of(&self.shared).is_some() {
+            return join_in_task(a, b);
+        }
+        let h = self.submit(move || join_in_task(a, b)).expect("the pool is running");
+        h.join().unwrap_or_else(|p| resume_unwind(p))
+    }
+
+    /// Parallelism, steal count, queued tasks, sleepers and panics, read without stopping anyone.
+    pub fn stats(&self) -> Stats {
+        let s = &self.shared;
+        Stats {
+            parallelism: s.parallelism,
+            steal_count: get_steal_count(&s.steal_count, &s.nsteals),
+            queued_task_count: s.queues.iter().map(|(_, q)| q.work().len()).sum(),
+            sleeping: s.sleep.sleeping(),
+            panics: s.panics.load(Relaxed),
+        }
+    }
+
+    /// Stops accepting tasks; runs every task already accepted; stops and joins the workers.
+    /// Returns the final stats (the steal count is exact). [JDK: `shutdown` + `awaitTermination`]
+    pub fn shutdown(mut self) -> Stats {
+        self.stop();
+        self.stats()
+    }
+
+    /// Stops accepting tasks: every later `submit` (and every `fork` inside a task) is rejected
+    /// with its task handed back. Tasks already accepted still run. [JDK: `shutdown`]
+    pub fn close(&self) {
+        // SeqCst: pairs with `push`'s announce-then-check and with `may_exit`.
+        self.shared.shutdown.store(true, SeqCst);
+        self.shared.sleep.signal_all();
+    }
+
+    fn stop(&mut self) {
+        self.close();
+        join_workers(&mut self.workers);
+    }
+}
+
+impl<I: IdleOps> Drop for ThreadPool<I> {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// `Some(own queue index)` when this thread is a worker of `shared`.
+#[inline]
+fn on_worker_of(shared: &Shared) -> Option<usize> {
+    match CURRENT.get() {
+        Some((p, own, _)) if std::ptr::eq(p, shared) => Some(own),
+        _ => None,
+    }
+}
+
+/// The pool the current thread works for, if any, with its waiting strategy.
+fn current() -> Option<(&'static Shared, Helps)> {
+    current_worker().map(|(shared, _, helps)| (shared, helps))
+}
+
+/// The pool the current thread works for, if any, its queue's index and its waiting strategy.
+#[inline]
+fn current_worker() -> Option<(&'static Shared, usize, Helps)> {
+    // SAFETY: CURRENT is set only while `run_worker` runs on this thread, and that frame holds
+    // an `Arc<Shared>`; tasks run inside that frame, so the reference does not outlive it.
+    CURRENT.get().map(|(p, own, helps)| (unsafe { &*p }, own, helps))
+}
+
+fn submit_to<I: IdleOps, R: Send + 'static>(
+    shared: &Arc<Shared>,
+    f: impl FnOnce() -> R + Send + 'static,
+) -> Result<Handle<R>, Rejected> {
+    let (task, job) = spawn(f);
+    push(shared, on_worker_of(shared), job)?;
+    Ok(Handle { task, pool: Some((shared.clone(), wait_or_help::<I>)) })
+}

@@ -1,0 +1,190 @@
+//! A task's closure and the slot for its result, and the handle that waits for it.
+
+use super::*;
+
+/// The result of one task: written once by the task, then published by `done`; read once by
+/// whoever waits for it, after `done`. It lives in an `Arc` shared with a [`Handle`] (`submit`,
+/// `fork`), or in the frame of `join_in_task`, which does not return before the task has run.
+pub(super) struct ResultSlot<R> {
+    /// Set (Release) once `value` is written; after that the task never touches the slot.
+    done: AtomicBool,
+    /// Written once by the task, before `done`; read once by the waiter, after `done`.
+    value: UnsafeCell<Option<std::thread::Result<R>>>,
+}
+
+// SAFETY: `value` is written by one task, once, before the Release store of `done`, and read by
+// one waiter (`join` consumes its handle), once, after an Acquire load of `done` saw true: the
+// two accesses never overlap. `R: Send` because the value moves from the task's thread.
+unsafe impl<R: Send> Sync for ResultSlot<R> {}
+
+impl<R> ResultSlot<R> {
+    fn new() -> Self {
+        ResultSlot { done: AtomicBool::new(false), value: UnsafeCell::new(None) }
+    }
+
+    /// Runs `f` and stores its result (or its panic, also counted in the pool's stats), then
+    /// publishes it. Takes a raw pointer: the waiter may free the slot as soon as `done` is
+    /// true, so no reference to it may outlive that store.
+    ///
+    /// # Safety
+    /// `this` points to a live slot until `done` is set, and `run` is called once per slot.
+    unsafe fn run(this: *const Self, f: impl FnOnce() -> R) {
+        let result = call(f);
+        // SAFETY: the slot is alive (caller), and no one reads `value` before `done`.
+        unsafe {
+            *(*this).value.get() = Some(result);
+            // Release: the value above is written before `done` reads true. Nothing after this
+            // store may touch the slot: the waiter can free it at once.
+            (*this).done.store(true, Release);
+        }
+    }
+
+    pub(super) fn is_done(&self) -> bool {
+        self.done.load(Acquire) // Acquire: pairs with `run`'s Release
+    }
+
+    /// # Safety
+    /// Only after `is_done()` returned true, and once.
+    pub(super) unsafe fn take(&self) -> std::thread::Result<R> {
+        // SAFETY: the caller saw `done`: the task has written `value` and is gone.
+        unsafe { (*self.value.get()).take().expect("taken once, after done") }
+    }
+}
+
+/// A task not yet run: its closure and the slot for its result. In `join_in_task`'s frame for a
+/// forked half, or in one `Arc` that the queued task and the [`Handle`] share for `submit` and
+/// `fork`.
+pub(super) struct Pending<F, R> {
+    /// Taken once, by the run.
+    f: UnsafeCell<Option<F>>,
+    /// Its result, read by whoever waits, after `done`.
+    pub(super) slot: ResultSlot<R>,
+}
+
+// SAFETY: `f` is taken by the one run (on one thread) and never touched again; `slot` is
+// `ResultSlot`'s own protocol. F and R move between threads: both Send.
+unsafe impl<F: Send, R: Send> Sync for Pending<F, R> {}
+
+impl<F: FnOnce() -> R, R> Pending<F, R> {
+    pub(super) fn new(f: F) -> Self {
+        Pending { f: UnsafeCell::new(Some(f)), slot: ResultSlot::new() }
+    }
+
+    /// Runs the closure into the slot. A raw pointer, as `ResultSlot::run` takes: the waiter
+    /// may free a frame-held task as soon as `done` is set.
+    ///
+    /// # Safety
+    /// `this` points to a live `Pending` until its slot is done, and this is called once.
+    unsafe fn run(this: *const Self) {
+        // SAFETY: live (caller); the one call, so no one else touches `f`.
+        let f = unsafe { (*(*this).f.get()).take() }.expect("a task runs once");
+        // SAFETY: `slot` is live until it is done, and is run once; nothing here touches
+        // `this` after `ResultSlot::run` publishes the result.
+        unsafe { ResultSlot::run(&raw const (*this).slot, f) }
+    }
+
+    /// Runs the closure on this thread and returns its result, leaving the slot alone: for a
+    /// task taken back out of the queue by the one who forked it (`join_in_task`).
+    ///
+    /// # Safety
+    /// The task is no longer queued (its queued `Task` was taken by the caller), so no one else
+    /// can run it; and it has not run.
+    pub(super) unsafe fn run_here(&self) -> std::thread::Result<R> {
+        // SAFETY: the caller's contract: the one run, on this thread.
+        let f = unsafe { (*self.f.get()).take() }.expect("a task runs once");
+        call(f)
+    }
+
+    /// `run` for `Task::on_stack`, which erases the type.
+    ///
+    /// # Safety
+    /// As `run`, for `data` pointing to a `Pending<F, R>`.
+    pub(super) unsafe fn run_erased(data: *const ()) {
+        // SAFETY: as above.
+        unsafe { Self::run(data.cast()) }
+    }
+}
+
+impl<F: FnOnce() -> R + Send, R: Send> RunOnce for Pending<F, R> {
+    fn run_once(&self) {
+        // SAFETY: the task's Arc keeps `self` alive through the run, and a task runs once
+        // (`Task::run` consumes it).
+        unsafe { Pending::run(self) }
+    }
+}
+
+/// What a [`Handle`] needs of its task: the result slot (the closure's type is erased).
+pub(super) trait HasSlot<R>: Send + Sync {
+    fn slot(&self) -> &ResultSlot<R>;
+}
+
+impl<F: Send, R: Send> HasSlot<R> for Pending<F, R> {
+    fn slot(&self) -> &ResultSlot<R> {
+        &self.slot
+    }
+}
+
+/// A submitted or forked task's result. [JDK: the `ForkJoinTask` returned by `submit`/`fork`]
+pub struct Handle<R> {
+    pub(super) task: Arc<dyn HasSlot<R>>,
+    /// For a handle from `submit`: the pool and its waiting strategy. `None` for one from
+    /// `fork`, which would otherwise bump the pool's one shared reference count on every fork
+    /// and every join (the contended line that was a third of a fork's time): its `join` helps
+    /// whichever pool the joining thread works for, if any. The pool need not be kept alive for
+    /// it: a pool runs every task it accepted before its workers exit.
+    pub(super) pool: Option<(Arc<Shared>, Helps)>,
+}
+
+impl<R> Handle<R> {
+    /// Waits for the task and returns its value, or the payload of its panic. From a worker of
+    /// a pool, the wait helps (runs other tasks of that pool); elsewhere it sleeps.
+    pub fn join(self) -> std::thread::Result<R> {
+        let done = || self.task.slot().is_done();
+        // A loop: the helping wait may be the reader's code (it must not return early).
+        while !done() {
+            match self
+                .pool
+                .as_ref()
+                .map(|(shared, helps)| (&**shared, *helps))
+                .or_else(|| current())
+            {
+                Some((shared, helps)) => helps(shared, &done),
+                None => wait_outside(None, &done),
+            }
+        }
+        // SAFETY: `done` returned true, and `join` consumes the only handle to this slot.
+        unsafe { self.task.slot().take() }
+    }
+
+    /// Whether the task has finished.
+    pub fn is_done(&self) -> bool {
+        self.task.slot().is_done()
+    }
+}
+
+/// `f` as a task that stores its result (or its panic) in a slot, and the handle's side of it.
+pub(super) fn spawn<F, R>(f: F) -> (Arc<dyn HasSlot<R>>, Task)
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
+    let spawned = Arc::new(Pending::new(f));
+    let job = Task::shared(spawned.clone());
+    (spawned, job)
+}
+
+/// Runs a task's closure, catching its panic (counted in the pool's stats).
+pub(super) fn call<R>(f: impl FnOnce() -> R) -> std::thread::Result<R> {
+    let result = catch_unwind(AssertUnwindSafe(f));
+    count_panic(&result);
+    result
+}
+
+/// Counts a task's panic in the stats of the pool whose worker ran it.
+pub(super) fn count_panic<R>(result: &std::thread::Result<R>) {
+    if result.is_err()
+        && let Some((shared, _)) = current()
+    {
+        shared.panics.fetch_add(1, Relaxed); // Relaxed: a statistic
+    }
+}
