@@ -19,6 +19,8 @@ Floors, from the same run (the contention page explains them):
   queue push+steal swap SeqCst + CAS SeqCst: the owner's swap and the thief's slot CAS
   one fork         2 x swap SeqCst + rayon's time per join (its fib at parallelism 1 / joins):
                    the protocol's two swaps on top of the cheapest fork-join this machine ran
+  64 x 256         the leaves' own work: 16,384 x the measured Rust leaf / min(par, cores), a
+                   bound no pool can beat (it also bounds ours/JDK: floor / JDK's time)
 A target is out of reach only where the floor itself is above it; the verdicts say which.
 """
 
@@ -70,10 +72,10 @@ def target_line(what, ours, target, floor=None, why=""):
     if ours is None or target is None:
         return f"- {what}: -"
     head = f"- {what}: {ours:.2f} against a target of {target:.2f}"
-    if floor is not None and floor > target:
-        return f"{head}: out of reach here (the floor, {floor:.2f}, is above the target)"
     if ours <= target:
         return f"{head}: met"
+    if floor is not None and floor > target:
+        return f"{head}: out of reach here (the floor, {floor:.2f}, is above the target)"
     return f"{head}: missed by {ours / target:.2f}x{why}"
 
 
@@ -138,9 +140,14 @@ def main():
     per_join = rayon1[0] * 1e6 / n_joins if rayon1 else None
     fork_floor = 2 * swap + per_join if per_join is not None else None
     fib_floor_ms = fork_floor * n_joins / 1e6 if fork_floor is not None else None
+    leaf_us = leaf.get("rust", (0, None))[1]
+    work_floor = lambda par: 64 * 256 * leaf_us / 1e3 / min(par, os.cpu_count() or 1) if leaf_us else None
     w(f"Floor of one fork: 2 x swap ({2 * swap:.2f} ns) + rayon's time per join at parallelism 1 "
       + (f"({per_join:.2f} ns = {rayon1[0]:.1f} ms / {n_joins:,} joins) = {fork_floor:.2f} ns; "
          f"fib{fib} at parallelism 1: {fib_floor_ms:.1f} ms" if fork_floor else "(no rayon row)"))
+    if leaf_us:
+        w(f"Floor of 64x256: the leaves' own work, 16,384 x {leaf_us:.2f} us / min(par, {os.cpu_count()} cores): "
+          + ", ".join(f"par {p} {work_floor(p):.1f} ms" for p in map(int, pars.split(","))))
     w("")
     w("| workload | par | ours ms | rayon ms | JDK ms | ours/rayon | ours/JDK | ours/floor | steals ours | steals JDK |")
     w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -150,8 +157,9 @@ def main():
         for par in map(int, pars.split(",")):
             o, r, j = (pool.get((s, workload, par)) for s in ("ours", "rayon", "jdk"))
             rr, rj = ratio(o and o[0], r and r[0]), ratio(o and o[0], j and j[0])
-            rf = ratio(o and o[0], fib_floor_ms) if workload.startswith("fib") and par == 1 else "-"
-            verdicts.append((workload, par, rr, rj, rf))
+            fl = (fib_floor_ms if par == 1 else None) if workload.startswith("fib") else work_floor(par)
+            rf = ratio(o and o[0], fl)
+            verdicts.append((workload, par, rr, rj, rf, fl, r and r[0], j and j[0]))
             missing += [f"{s} {workload} par {par}" for s, c in (("ours", o), ("rayon", r), ("jdk", j))
                         if c is None and not (s == "jdk" and no_jdk)]
             w(f"| {workload} | {par} | {fmt(o)} | {fmt(r)} | {fmt(j)} | {rr} | {rj} | {rf} | {o[3] if o else '-'} | {j[3] if j else '-'} |")
@@ -200,15 +208,16 @@ def main():
             w(target_line(f"queue {label}, ours/crossbeam (<= 1.2)", num(ratio(o, c)), 1.2, fl / c if c else None))
         else:
             w(target_line(f"queue {label}, ours/crossbeam (<= 1.5)", num(ratio(o, c)), 1.5))
-    for workload, par, rr, rj, rf in verdicts:
+    for workload, par, rr, rj, rf, fl, rayon_ms, jdk_ms in verdicts:
         fibrow = workload.startswith("fib")
         if fibrow and par == 1:
             w(target_line(f"{workload} par 1, ours/floor (<= 1.3)", num(rf), 1.3, None,
                           " (profile: chapters/contention/profile-fib-1-amd.txt)"))
+        # The floor as a ratio to the peer: a target below it cannot be met by any pool.
         w(target_line(f"{workload} par {par}, ours/rayon (<= {1.5 if fibrow else 1.0})", num(rr), 1.5 if fibrow else 1.0,
-                      (fib_floor_ms / pool[("rayon", workload, par)][0]) if fibrow and par == 1 and fib_floor_ms else None))
+                      fl / rayon_ms if fl and rayon_ms else None))
         if not no_jdk:
-            w(target_line(f"{workload} par {par}, ours/JDK (<= 0.8)", num(rj), 0.8))
+            w(target_line(f"{workload} par {par}, ours/JDK (<= 0.8)", num(rj), 0.8, fl / jdk_ms if fl and jdk_ms else None))
     missing += [f"{n} {op} k={k}" for n in ("ours", "crossbeam") for (_, op, k) in queue if (n, op, k) not in queue]
     text = "\n".join(out) + "\n"
     os.makedirs(os.path.dirname(a.out), exist_ok=True)

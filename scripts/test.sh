@@ -209,6 +209,17 @@ notebook_runner_fails() {
   [ $ok = 0 ] && echo "the runner rejects a panicking cell and a compile error, and shows why"
 }
 
+# The quick lab's table (written by the step before) has the floor columns and verdicts that
+# issue 16's targets are read from. Timings are not checked, only that they are reported.
+lab_floors_printed() {
+  local t=target/lab/quick.md need
+  for need in "Floor of one fork:" "| ours/floor |" "Floors: push+pop = 2 x swap SeqCst" \
+    "## Verdicts" "queue push+pop, ns (<= 1.3 x max(floor, crossbeam))" "fib20 par 1, ours/floor (<= 1.3)"; do
+    grep -qF -- "$need" "$t" || { echo "lab table $t lacks: $need"; return 1; }
+  done
+  echo "floors, ours/floor and verdicts are printed"
+}
+
 step "cargo fmt --check" cargo fmt --all -- --check
 step "cargo clippy -D warnings" cargo clippy -q --workspace --all-targets -- -D warnings
 step "cargo test (unit, property, probe, doc tests)" cargo test -q --workspace
@@ -220,6 +231,7 @@ step "library mutants: a harmless edit is not counted as caught" python3 scripts
 step "cargo grade --check (solutions pass, stubs and mutants fail)" cargo grade --check
 step "JDK 25 probes (skipped without a JDK 25)" jdk_probes
 step "contention lab, smoke run (scripts/lab.py --quick)" python3 scripts/lab.py --quick --out target/lab/quick.md
+step "the lab prints its floors, ours/floor and a verdict per target" lab_floors_printed
 step "book: diagrams match scripts/diagrams.py" python3 scripts/diagrams.py --check
 step "the diagram check fails on a changed or missing SVG" diagram_check_fails
 step "book: chapter diffs match the crates" python3 scripts/chapter_diff.py --check
