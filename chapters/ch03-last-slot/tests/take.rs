@@ -76,6 +76,32 @@ fn the_owner_never_waits_for_a_paused_thief_on_the_last_task<O: TakeOps + 'stati
     }
 }
 
+/// The contract "null only when the queue is empty or a thief won the last task", in FIFO mode:
+/// a thief has emptied the slot at `base` and not yet moved `base`, and two tasks remain above
+/// it. The owner's FIFO take must wait for `base` to move and take the next task; reporting
+/// "empty" loses sight of them (the mutant `fifo_gives_up_on_a_taken_base`).
+fn the_fifo_take_waits_out_a_paused_thief_when_tasks_remain<O: TakeOps + 'static>() {
+    let (owner, stealer) = new_with::<u32, O>(8);
+    for i in 0..3 {
+        owner.push(i).unwrap();
+    }
+    assert_eq!(thief_wins_slot_and_pauses(stealer.queue()), 0);
+    let (tx, rx) = mpsc::channel();
+    let waiter = std::thread::spawn(move || tx.send(owner.poll_fifo()).unwrap());
+    std::thread::sleep(Duration::from_millis(50)); // the thief stays paused a while
+    thief_finishes(stealer.queue());
+    let answer = rx.recv_timeout(Duration::from_secs(5));
+    waiter.join().unwrap();
+    let answer = answer.expect("the FIFO take did not return after the thief moved base");
+    assert_eq!(
+        answer,
+        Some(1),
+        "the owner's FIFO take reported {answer:?} while tasks 1 and 2 were in the queue: a slot \
+         at base emptied by a thief that has not moved base yet means 'wait for base', not \
+         'empty' (null only when the queue is empty or a thief won the last task)"
+    );
+}
+
 fn a_lost_last_task_leaves_base_and_top_in_step<O: TakeOps + 'static>() {
     // The owner loses the last task to a thief; after the thief finishes, one more push and
     // take must work: base and top still describe the queue.
@@ -175,6 +201,10 @@ macro_rules! suite {
         #[test]
         fn the_owner_never_waits_for_a_paused_thief_on_the_last_task() {
             super::the_owner_never_waits_for_a_paused_thief_on_the_last_task::<$ops>();
+        }
+        #[test]
+        fn the_fifo_take_waits_out_a_paused_thief_when_tasks_remain() {
+            super::the_fifo_take_waits_out_a_paused_thief_when_tasks_remain::<$ops>();
         }
         #[test]
         fn a_lost_last_task_leaves_base_and_top_in_step() {

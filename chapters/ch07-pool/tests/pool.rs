@@ -269,6 +269,42 @@ fn a_lone_worker_runs_what_it_waits_for<I: IdleOps + 'static>() {
     assert_eq!(got, (142, 0));
 }
 
+/// `help_until`'s contract, called directly, with no pool around it to wait again: it returns
+/// only once `done()` is true, and keeps calling `run_one` meanwhile, whether or not `run_one`
+/// finds anything. (`join_in_task` loops around it as a safety net, so no pool test sees a
+/// wait that gives up early: the mutant `help_until_gives_up`.)
+fn help_until_returns_only_when_done<I: IdleOps + 'static>() {
+    within(10, "help_until with nothing to help", || {
+        let calls = AtomicUsize::new(0);
+        // Relaxed: one thread; the counter only counts.
+        I::help_until(
+            || calls.load(Relaxed) >= 50,
+            || {
+                calls.fetch_add(1, Relaxed);
+                false // nothing to run: the task waited for is running elsewhere
+            },
+        );
+        let n = calls.load(Relaxed);
+        assert!(
+            n >= 50,
+            "help_until returned after {n} calls of run_one, while done() was still false: a \
+             worker waits until its task is done, helping meanwhile (finding nothing to run is \
+             no reason to stop waiting)"
+        );
+    });
+    within(10, "help_until with tasks to help with", || {
+        let ran = AtomicUsize::new(0);
+        I::help_until(
+            || ran.load(Relaxed) >= 20,
+            || {
+                ran.fetch_add(1, Relaxed);
+                true
+            },
+        );
+        assert_eq!(ran.load(Relaxed), 20, "help_until stops running tasks once done() is true");
+    });
+}
+
 fn stats_report_the_pool<I: IdleOps + 'static>() {
     within(30, "stats", || {
         let pool: ThreadPool<I> = ThreadPool::new(3);
@@ -319,6 +355,10 @@ macro_rules! suite {
         #[test]
         fn a_lone_worker_runs_what_it_waits_for() {
             super::a_lone_worker_runs_what_it_waits_for::<$ops>();
+        }
+        #[test]
+        fn help_until_returns_only_when_done() {
+            super::help_until_returns_only_when_done::<$ops>();
         }
         #[test]
         fn stats_report_the_pool() {
