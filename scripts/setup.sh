@@ -6,8 +6,10 @@
 #   scripts/setup.sh serve    install what is missing, then `mdbook serve` on 127.0.0.1:3000
 #
 # Also Debian's chromium (apt-get) and playwright-core (npm) for the book's browser test.
-# A cold install took 9 min 34 s on a fresh 2-core machine (2026-12-03); evcxr_jupyter is most of it.
+# A cold install took about 13 min on a fresh 2-core AMD EPYC machine (2026-12-03: evcxr_jupyter
+# 427 s, mdbook-linkcheck2 180 s, mdbook 115 s, the rest about a minute); it prints its total.
 set -euo pipefail
+started=$SECONDS
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
@@ -104,7 +106,7 @@ if ! browser_tools; then
   fi
 fi
 
-say "all tools present"
+say "all tools present (this run: $((SECONDS - started)) s)"
 if [ "${1:-}" = serve ]; then
   say "serving the book on http://127.0.0.1:3000 (Ctrl-C stops it)"
   exec mdbook serve --hostname 127.0.0.1 --port 3000

@@ -220,6 +220,27 @@ lab_floors_printed() {
   echo "floors, ours/floor and verdicts are printed"
 }
 
+# Build outputs never belong in git: a target/ folder anywhere in the tree.
+no_target_tracked() {
+  local tracked
+  tracked=$(git ls-files | grep -E '(^|/)target/' || true)
+  [ -z "$tracked" ] || { echo "git tracks build outputs:"; echo "$tracked" | head; return 1; }
+  echo "no path under a target/ folder is tracked"
+}
+
+# ... and the check fails on a repository that does track one.
+no_target_check_fails() {
+  local tmp
+  tmp=$(mktemp -d)
+  git -C "$tmp" init -q && mkdir -p "$tmp/crate/target" && touch "$tmp/crate/target/out"
+  git -C "$tmp" add -f crate/target/out
+  if (cd "$tmp" && no_target_tracked >/dev/null); then echo "a tracked target/ passed"; rm -rf "$tmp"; return 1; fi
+  rm -rf "$tmp"
+  echo "a tracked crate/target/out fails the check"
+}
+
+step "no build output tracked by git" no_target_tracked
+step "the target/ check fails when git tracks one" no_target_check_fails
 step "cargo fmt --check" cargo fmt --all -- --check
 step "cargo clippy -D warnings" cargo clippy -q --workspace --all-targets -- -D warnings
 step "cargo test (unit, property, probe, doc tests)" cargo test -q --workspace

@@ -23,8 +23,9 @@ use crate::{PollOps, PollStats, Reference};
 pub struct WorkQueue<T> {
     /// Fixed in chapters 2 and 3; chapter 4 grows it while thieves poll.
     pub array: Box<[AtomicPtr<T>]>,
-    /// Index of the oldest task, where thieves poll. `@Contended` in the JDK: padded so
-    /// that thieves writing it do not slow the owner writing `top`.
+    /// Index of the oldest task, where thieves poll. The JDK leaves it unannotated beside
+    /// `array` and keeps the owner's fields (`top` and others) in a `@Contended` group. Here
+    /// both are padded, so that thieves writing `base` do not slow the owner writing `top`.
     pub base: CachePadded<AtomicI32>,
     /// Index of the next push. Only the owner writes it.
     pub top: CachePadded<AtomicI32>,

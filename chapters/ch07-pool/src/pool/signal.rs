@@ -48,14 +48,16 @@ pub(super) fn push(shared: &Shared, own: Option<usize>, task: Task) -> Result<()
 /// worker (`propagate`). Most forks land on a non-empty queue and skip the fence and the
 /// sleepers' lock. Skipping can cost parallelism, never a task: a worker runs every task of its
 /// own queue before it goes idle or exits. [JDK 25: `WorkQueue.push` calls `signalWork` only
-/// when the slot at `s - 1` is null]
+/// when the slot at `s - pk` is null (`pk` 1, or 2 for a no-user-help task), or when the push
+/// filled the array]
 #[inline]
 pub(super) fn looked_empty(shared: &Shared, own: usize) -> bool {
     let q = shared.queues.get(own).expect("a worker's queue").work();
     let s = q.top.load(Relaxed).wrapping_sub(1); // Relaxed: the owner's own field
     // SeqCst, after the push's SeqCst swap: with the thief's SeqCst CAS and its SeqCst look at
     // the next slot (`propagate`), one of the two sees the other, so one of them signals.
-    // (The JDK reads with getReferenceAcquire after a full fence; free on x86 either way.)
+    // (The JDK reads it plainly or with getReferenceAcquire, by source version, after its
+    // full fence; on x86 all of these are a plain load.)
     q.array().at(s.wrapping_sub(1)).load(SeqCst).is_null()
 }
 // ANCHOR_END: looked_empty
