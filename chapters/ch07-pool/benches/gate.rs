@@ -6,7 +6,7 @@
 use std::hint::black_box;
 
 use ch07_pool::exercise::Exercise;
-use ch07_pool::{IdleOps, Reference, ThreadPool, join_in_task};
+use ch07_pool::{IdleOps, Reference, ThreadPoolWith, join_in_task};
 use criterion::BenchmarkGroup;
 use criterion::measurement::WallTime;
 
@@ -19,7 +19,7 @@ fn fib(n: u64) -> u64 {
 }
 
 fn workload<I: IdleOps>(g: &mut BenchmarkGroup<'_, WallTime>, id: &str) {
-    let pool: ThreadPool<I> = ThreadPool::new(2);
+    let pool: ThreadPoolWith<I> = ThreadPoolWith::new(2);
     g.bench_function(id, |b| b.iter(|| pool.join(|| fib(black_box(18)), || 0)));
 }
 

@@ -8,7 +8,7 @@ use std::sync::mpsc;
 use std::sync::{Arc, Barrier};
 use std::time::Duration;
 
-use ch07_pool::{IdleOps, ThreadPool, fib};
+use ch07_pool::{IdleOps, ThreadPoolWith, fib};
 
 /// Runs `f` on another thread and fails the test if it takes longer than `secs`: a pool that
 /// deadlocks must fail, not hang the suite. (The stuck thread is left behind.)
@@ -24,7 +24,7 @@ fn within<R: Send + 'static>(secs: u64, what: &str, f: impl FnOnce() -> R + Send
 fn fib_without_cutoff_at_parallelism_1_2_4<I: IdleOps + 'static>() {
     for p in [1, 2, 4] {
         let got = within(30, &format!("fib(25) at parallelism {p}"), move || {
-            let pool: ThreadPool<I> = ThreadPool::new(p);
+            let pool: ThreadPoolWith<I> = ThreadPoolWith::new(p);
             let v = pool.join(|| fib(25), || fib(2));
             let stats = pool.shutdown();
             (v, stats)
@@ -38,7 +38,7 @@ fn fib_without_cutoff_at_parallelism_1_2_4<I: IdleOps + 'static>() {
 
 fn a_panic_reaches_the_joiner_and_the_pool_goes_on<I: IdleOps + 'static>() {
     within(30, "panicking tasks", || {
-        let pool: ThreadPool<I> = ThreadPool::new(2);
+        let pool: ThreadPoolWith<I> = ThreadPoolWith::new(2);
         let h = pool.submit(|| -> u32 { panic!("expected panic from a test task") }).unwrap();
         let err = h.join().expect_err("the panic comes back");
         assert_eq!(err.downcast_ref::<&str>(), Some(&"expected panic from a test task"));
@@ -71,7 +71,7 @@ fn ten_thousand_panics_among_a_million_tasks<I: IdleOps + 'static>() {
     quiet_expected_panics();
     within(60, "a million tasks", || {
         const N: usize = 1_000_000;
-        let pool: ThreadPool<I> = ThreadPool::new(2);
+        let pool: ThreadPoolWith<I> = ThreadPoolWith::new(2);
         let ran: Arc<Vec<AtomicU8>> = Arc::new((0..N).map(|_| AtomicU8::new(0)).collect());
         let handles: Vec<_> = (0..N)
             .map(|i| {
@@ -97,7 +97,7 @@ fn ten_thousand_panics_among_a_million_tasks<I: IdleOps + 'static>() {
 /// rejected with its task handed back, and the threads are joined.
 fn shutdown_under_load_loses_nothing<I: IdleOps + 'static>() {
     within(60, "shutdown under load", || {
-        let pool: Arc<ThreadPool<I>> = Arc::new(ThreadPool::new(2));
+        let pool: Arc<ThreadPoolWith<I>> = Arc::new(ThreadPoolWith::new(2));
         let ran: Arc<Vec<AtomicU8>> = Arc::new((0..100_000).map(|_| AtomicU8::new(0)).collect());
         for i in 0..100_000 {
             let ran = ran.clone();
@@ -107,7 +107,7 @@ fn shutdown_under_load_loses_nothing<I: IdleOps + 'static>() {
         let stats = pool.shutdown();
         assert!(ran.iter().all(|c| c.load(Relaxed) == 1), "accepted tasks all ran, once");
         assert_eq!(stats.queued_task_count, 0);
-        let pool: ThreadPool<I> = ThreadPool::new(1);
+        let pool: ThreadPoolWith<I> = ThreadPoolWith::new(1);
         pool.close();
         let shared = Arc::new(AtomicU8::new(0));
         let s2 = shared.clone();
@@ -125,7 +125,7 @@ fn shutdown_under_load_loses_nothing<I: IdleOps + 'static>() {
 fn submissions_racing_close_lose_nothing<I: IdleOps + 'static>() {
     within(60, "submissions racing close", || {
         for _ in 0..200 {
-            let pool: Arc<ThreadPool<I>> = Arc::new(ThreadPool::new(1));
+            let pool: Arc<ThreadPoolWith<I>> = Arc::new(ThreadPoolWith::new(1));
             let ran = Arc::new(AtomicUsize::new(0));
             let start = Arc::new(Barrier::new(3));
             let submitters: Vec<_> = (0..2)
@@ -163,7 +163,7 @@ fn submissions_racing_close_lose_nothing<I: IdleOps + 'static>() {
 /// own queue fails this: tried.)
 fn detached_forks_run_before_shutdown<I: IdleOps + 'static>() {
     within(30, "detached forks", || {
-        let pool: ThreadPool<I> = ThreadPool::new(2);
+        let pool: ThreadPoolWith<I> = ThreadPoolWith::new(2);
         let ran = Arc::new(AtomicUsize::new(0));
         let r = ran.clone();
         pool.submit(move || {
@@ -186,7 +186,7 @@ fn detached_forks_run_before_shutdown<I: IdleOps + 'static>() {
 /// does not pass the signal on deadlocks here (tried: without `propagate`, two workers sleep on).
 fn each_waiting_fork_gets_a_worker<I: IdleOps + 'static>() {
     within(30, "four tasks at one barrier on four workers", || {
-        let pool: ThreadPool<I> = ThreadPool::new(4);
+        let pool: ThreadPoolWith<I> = ThreadPoolWith::new(4);
         for _ in 0..20 {
             let barrier = Arc::new(Barrier::new(4));
             let b = barrier.clone();
@@ -217,7 +217,7 @@ fn each_waiting_fork_gets_a_worker<I: IdleOps + 'static>() {
 /// before it stops). A join that insists on a worker fails this (tried).
 fn a_forked_handle_is_joined_outside_its_pool<I: IdleOps + 'static>() {
     within(30, "forked handles joined outside the pool", || {
-        let pool: ThreadPool<I> = ThreadPool::new(2);
+        let pool: ThreadPoolWith<I> = ThreadPoolWith::new(2);
         let (go, wait) = mpsc::channel::<()>();
         let wait = std::sync::Mutex::new(wait);
         let slow = pool
@@ -249,7 +249,7 @@ fn a_forked_handle_is_joined_outside_its_pool<I: IdleOps + 'static>() {
 /// own queue. A wait that only yields deadlocks here (the mutant `join_blocks`).
 fn a_lone_worker_runs_what_it_waits_for<I: IdleOps + 'static>() {
     let got = within(30, "joins on a pool of one worker", || {
-        let pool: ThreadPool<I> = ThreadPool::new(1);
+        let pool: ThreadPoolWith<I> = ThreadPoolWith::new(1);
         let sum = pool.join(
             || {
                 let (a, b) = ch07_pool::join_in_task(
@@ -305,9 +305,28 @@ fn help_until_returns_only_when_done<I: IdleOps + 'static>() {
     });
 }
 
+/// After `close`, a join from outside the pool says why it cannot run: `try_join` with an error,
+/// `join` with a panic that names the closed pool (it used to be an internal `expect`'s
+/// "the pool is running: Rejected(...)").
+fn a_join_after_close_says_the_pool_is_closed<I: IdleOps + 'static>() {
+    within(30, "join after close", || {
+        let pool: ThreadPoolWith<I> = ThreadPoolWith::new(1);
+        pool.close();
+        let err = pool.try_join(|| 1, || 2).expect_err("a closed pool rejects the join");
+        assert!(err.to_string().contains("shut down"), "the error says why: {err}");
+        let panic =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| pool.join(|| 1, || 2)))
+                .expect_err("join on a closed pool panics");
+        let message = (panic.downcast_ref::<&str>().map(|s| s.to_string()))
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        assert!(message.contains("after the pool was closed"), "the panic says why: {message}");
+    });
+}
+
 fn stats_report_the_pool<I: IdleOps + 'static>() {
     within(30, "stats", || {
-        let pool: ThreadPool<I> = ThreadPool::new(3);
+        let pool: ThreadPoolWith<I> = ThreadPoolWith::new(3);
         let s = pool.stats();
         assert_eq!((s.parallelism, s.queued_task_count, s.panics), (3, 0, 0));
         for _ in 0..100 {
@@ -359,6 +378,10 @@ macro_rules! suite {
         #[test]
         fn help_until_returns_only_when_done() {
             super::help_until_returns_only_when_done::<$ops>();
+        }
+        #[test]
+        fn a_join_after_close_says_the_pool_is_closed() {
+            super::a_join_after_close_says_the_pool_is_closed::<$ops>();
         }
         #[test]
         fn stats_report_the_pool() {
