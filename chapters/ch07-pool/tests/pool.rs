@@ -47,9 +47,36 @@ fn a_panic_reaches_the_joiner_and_the_pool_goes_on<I: IdleOps + 'static>() {
         }));
         assert!(joined.is_err(), "a panic in the forked half reaches the caller of join");
         assert_eq!(pool.submit(|| 7).unwrap().join().unwrap(), 7, "the pool still works");
-        // Three tasks ended in a panic: the submitted one, the forked half of the join, and the
-        // task that ran the join from outside (the forked half's panic passed through it).
-        assert_eq!(pool.shutdown().panics, 3);
+        // Two panics, each counted once where it started: the submitted task's, and the forked
+        // half's (not again in the task that ran the join from outside, which it passed through).
+        assert_eq!(pool.shutdown().panics, 2);
+    });
+}
+
+/// A panic three joins deep, on either side, passes through four tasks and is counted once.
+/// (Counting it in every task it unwinds through gave 4: tried.)
+fn a_nested_panic_is_counted_once<I: IdleOps + 'static>() {
+    within(30, "a nested panic", || {
+        for side in ["a", "b"] {
+            let pool: ThreadPoolWith<I> = ThreadPoolWith::new(2);
+            let deepest = move || -> u32 {
+                let boom = || -> u32 { panic!("expected panic, three joins deep") };
+                let (x, y) = if side == "a" {
+                    ch07_pool::join_in_task(boom, || 1)
+                } else {
+                    ch07_pool::join_in_task(|| 1, boom)
+                };
+                x + y
+            };
+            let h = pool
+                .submit(move || {
+                    ch07_pool::join_in_task(move || ch07_pool::join_in_task(deepest, || 1).0, || 1)
+                        .0
+                })
+                .unwrap();
+            assert!(h.join().is_err(), "the panic reaches the joiner");
+            assert_eq!(pool.shutdown().panics, 1, "side {side}: one panic, counted once");
+        }
     });
 }
 
@@ -382,6 +409,10 @@ macro_rules! suite {
         #[test]
         fn a_join_after_close_says_the_pool_is_closed() {
             super::a_join_after_close_says_the_pool_is_closed::<$ops>();
+        }
+        #[test]
+        fn a_nested_panic_is_counted_once() {
+            super::a_nested_panic_is_counted_once::<$ops>();
         }
         #[test]
         fn stats_report_the_pool() {

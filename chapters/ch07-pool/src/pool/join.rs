@@ -31,7 +31,7 @@ where
     let guard = AbortOnUnwind;
     // After a shutdown the fork is rejected: run `b` here instead (nothing is lost).
     push(shared, Some(own), task).unwrap_or_else(Task::run);
-    let ra = catch_unwind(AssertUnwindSafe(a));
+    let ra = call(a); // a panic is counted here, where it starts
     // Most often no one has stolen `b`: it is still on top of this worker's queue. Take it back
     // and call it here, like `a`, with no result slot and no helping loop. Anything else on top
     // (a task `a` forked and did not join) is run as the helping wait would run it first.
@@ -69,7 +69,7 @@ where
 pub(super) fn both<RA, RB>(ra: std::thread::Result<RA>, rb: std::thread::Result<RB>) -> (RA, RB) {
     match (ra, rb) {
         (Ok(ra), Ok(rb)) => (ra, rb),
-        (Err(p), _) | (_, Err(p)) => resume_unwind(p),
+        (Err(p), _) | (_, Err(p)) => resume(p), // counted already: see `call`
     }
 }
 // ANCHOR_END: join_in_task

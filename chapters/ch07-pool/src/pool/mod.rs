@@ -60,7 +60,8 @@ struct Shared {
     /// Set by `close`: no new tasks are accepted; workers exit once every queue is empty and
     /// no submitter is between its check and its push.
     shutdown: AtomicBool,
-    /// Tasks that panicked on a worker (each panic also reaches its joiner).
+    /// Panics in tasks on a worker, each counted once, where it started (each also reaches its
+    /// joiner; the tasks it unwinds through on the way do not count it again: `result::call`).
     panics: AtomicU64,
     /// Set when a worker thread dies of a panic outside any task (in the idle or join code):
     /// its queue's tasks may then never run, so waiters give up with an error, not a hang.
@@ -116,7 +117,7 @@ pub struct Stats {
     pub queued_task_count: usize,
     /// Workers parked right now.
     pub sleeping: usize,
-    /// Tasks that panicked so far.
+    /// Panics in tasks so far, each counted once, in the task where it started.
     pub panics: u64,
 }
 
