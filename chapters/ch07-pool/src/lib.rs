@@ -33,7 +33,9 @@ pub mod scan;
 pub use sleep::Sleep;
 
 #[cfg(not(loom))]
-pub use pool::{Handle, Rejected, Stats, ThreadPool, ThreadPoolWith, fib, fork, join_in_task};
+pub use pool::{
+    Builder, Handle, Rejected, Stats, ThreadPool, ThreadPoolWith, fib, fork, join_in_task,
+};
 
 /// The seam between the pool and the idle/join mechanism it runs (the reference or the
 /// reader's). See [`idle`] for each function.

@@ -351,6 +351,26 @@ fn a_join_after_close_says_the_pool_is_closed<I: IdleOps + 'static>() {
     });
 }
 
+/// A builder's stack size reaches the workers: a recursion 10,000 joins deep, each level a frame
+/// of `join_in_task` and one of the recursion, fits in 64 MiB stacks (on the default 2 MiB it
+/// overflows and aborts the process: tried). And the workers carry the builder's names.
+fn a_built_pool_has_the_stacks_and_names_asked_for<I: IdleOps + 'static>() {
+    fn deep(n: u32) -> u32 {
+        if n == 0 {
+            return 0;
+        }
+        ch07_pool::join_in_task(move || deep(n - 1), || 1).0 + 1
+    }
+    within(60, "a deep recursion on a built pool", || {
+        let pool: ThreadPoolWith<I> =
+            ch07_pool::Builder::new(2).stack_size(64 << 20).thread_name("deep-").build_with();
+        assert_eq!(pool.join(|| deep(10_000), || 0), (10_000, 0));
+        let name = pool.submit(|| std::thread::current().name().map(str::to_owned)).unwrap();
+        let name = name.join().unwrap().expect("workers are named");
+        assert!(name.starts_with("deep-"), "a worker named {name}");
+    });
+}
+
 fn stats_report_the_pool<I: IdleOps + 'static>() {
     within(30, "stats", || {
         let pool: ThreadPoolWith<I> = ThreadPoolWith::new(3);
@@ -413,6 +433,10 @@ macro_rules! suite {
         #[test]
         fn a_nested_panic_is_counted_once() {
             super::a_nested_panic_is_counted_once::<$ops>();
+        }
+        #[test]
+        fn a_built_pool_has_the_stacks_and_names_asked_for() {
+            super::a_built_pool_has_the_stacks_and_names_asked_for::<$ops>();
         }
         #[test]
         fn stats_report_the_pool() {

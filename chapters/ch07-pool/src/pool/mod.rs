@@ -140,8 +140,14 @@ pub struct ThreadPoolWith<I: IdleOps> {
 }
 
 impl<I: IdleOps> ThreadPoolWith<I> {
-    /// A pool of `parallelism` (at least 1) worker threads.
+    /// A pool of `parallelism` (at least 1) worker threads, with the default stack size and
+    /// thread names `ch07-worker-N`. [`Builder`] sets the others.
     pub fn new(parallelism: usize) -> Self {
+        Builder::new(parallelism).build_with::<I>()
+    }
+
+    fn start(b: Builder) -> Self {
+        let parallelism = b.parallelism;
         assert!(parallelism >= 1, "a pool needs at least one worker");
         let len = (4 * parallelism).next_power_of_two().max(16);
         let shared = Arc::new(Shared {
@@ -158,10 +164,12 @@ impl<I: IdleOps> ThreadPoolWith<I> {
         let workers = (0..parallelism)
             .map(|w| {
                 let shared = shared.clone();
-                std::thread::Builder::new()
-                    .name(format!("ch07-worker-{w}"))
-                    .spawn(move || run_worker::<I>(&shared, w))
-                    .expect("spawn a worker thread")
+                let thread = std::thread::Builder::new().name(format!("{}{w}", b.name_prefix));
+                let thread = match b.stack_size {
+                    Some(bytes) => thread.stack_size(bytes),
+                    None => thread,
+                };
+                thread.spawn(move || run_worker::<I>(&shared, w)).expect("spawn a worker thread")
             })
             .collect();
         ThreadPoolWith { shared, workers, ops: PhantomData }
@@ -246,6 +254,54 @@ impl<I: IdleOps> ThreadPoolWith<I> {
     fn stop(&mut self) {
         self.close();
         join_workers(&mut self.workers);
+    }
+}
+
+/// How to start a pool: parallelism, each worker's stack size, its threads' names. [rayon:
+/// `ThreadPoolBuilder`; JDK: the `ForkJoinPool` constructor's parallelism and thread factory]
+///
+/// A worker's stack grows with helping: a worker that waits for a forked task runs other tasks
+/// on top of the waiting frame, and they may wait and help in turn, so a deep recursion forked
+/// on one worker can nest many frames per level. Give such a pool larger stacks.
+///
+/// ```
+/// let pool = ch07_pool::Builder::new(2).stack_size(16 << 20).thread_name("fib-").build();
+/// assert_eq!(pool.join(|| 1, || 2), (1, 2));
+/// ```
+#[derive(Clone, Debug)]
+pub struct Builder {
+    parallelism: usize,
+    /// Bytes per worker stack; `None`: the standard library's default (2 MiB today).
+    stack_size: Option<usize>,
+    name_prefix: String,
+}
+
+impl Builder {
+    /// `parallelism` workers (at least 1), default stacks, threads named `ch07-worker-N`.
+    pub fn new(parallelism: usize) -> Builder {
+        Builder { parallelism, stack_size: None, name_prefix: "ch07-worker-".into() }
+    }
+
+    /// Each worker thread's stack, in bytes.
+    pub fn stack_size(mut self, bytes: usize) -> Builder {
+        self.stack_size = Some(bytes);
+        self
+    }
+
+    /// Worker threads are named `prefix` followed by their number.
+    pub fn thread_name(mut self, prefix: impl Into<String>) -> Builder {
+        self.name_prefix = prefix.into();
+        self
+    }
+
+    /// Starts the pool, with the reference mechanism.
+    pub fn build(self) -> ThreadPool {
+        self.build_with::<Reference>()
+    }
+
+    /// Starts the pool with the idle and join mechanism `I` (the grader's `Exercise`).
+    pub fn build_with<I: IdleOps>(self) -> ThreadPoolWith<I> {
+        ThreadPoolWith::start(self)
     }
 }
 
