@@ -371,6 +371,58 @@ fn a_built_pool_has_the_stacks_and_names_asked_for<I: IdleOps + 'static>() {
     });
 }
 
+/// Two pools of one worker each, each worker waiting on a task of the other pool that needs
+/// its own pool: a task in pool 1 submits to pool 2 and joins, and that task submits back to
+/// pool 1 and joins. The worker of pool 1 must run pool 1's task while it waits; a worker that
+/// only sleeps on another pool's handle deadlocks both (tried: every run hung). Both directions,
+/// and with the workers first gone to sleep.
+fn two_pools_waiting_on_each_other_finish<I: IdleOps + 'static>() {
+    within(30, "two one-worker pools installing into each other", || {
+        for sleepy in [false, true] {
+            let p1: Arc<ThreadPoolWith<I>> = Arc::new(ThreadPoolWith::new(1));
+            let p2: Arc<ThreadPoolWith<I>> = Arc::new(ThreadPoolWith::new(1));
+            if sleepy {
+                std::thread::sleep(Duration::from_millis(20)); // both workers park
+            }
+            for (from, to) in [(&p1, &p2), (&p2, &p1)] {
+                let (back, there) = (from.clone(), to.clone());
+                let h = from
+                    .submit(move || {
+                        let back = back.clone();
+                        there
+                            .submit(move || back.submit(|| 7).unwrap().join().unwrap())
+                            .unwrap()
+                            .join()
+                            .unwrap()
+                    })
+                    .unwrap();
+                assert_eq!(h.join().unwrap(), 7);
+            }
+        }
+    });
+}
+
+/// A task that holds the last handle of its own pool drops it: the pool cannot join the thread
+/// it is running on, so it joins the others and leaves that one to finish. (Joining it made the
+/// task panic with "failed to join thread: Resource deadlock avoided": tried.)
+fn a_pool_dropped_on_its_own_worker_returns_the_result<I: IdleOps + 'static>() {
+    within(30, "a pool dropped by its own task", || {
+        let pool: Arc<ThreadPoolWith<I>> = Arc::new(ThreadPoolWith::new(2));
+        let (go, wait) = mpsc::channel::<()>();
+        let last = pool.clone();
+        let h = pool
+            .submit(move || {
+                wait.recv().unwrap(); // until the outside handle is gone
+                drop(last);
+                7
+            })
+            .unwrap();
+        drop(pool);
+        go.send(()).unwrap();
+        assert_eq!(h.join().expect("the task returns its value"), 7);
+    });
+}
+
 fn stats_report_the_pool<I: IdleOps + 'static>() {
     within(30, "stats", || {
         let pool: ThreadPoolWith<I> = ThreadPoolWith::new(3);
@@ -437,6 +489,14 @@ macro_rules! suite {
         #[test]
         fn a_built_pool_has_the_stacks_and_names_asked_for() {
             super::a_built_pool_has_the_stacks_and_names_asked_for::<$ops>();
+        }
+        #[test]
+        fn two_pools_waiting_on_each_other_finish() {
+            super::two_pools_waiting_on_each_other_finish::<$ops>();
+        }
+        #[test]
+        fn a_pool_dropped_on_its_own_worker_returns_the_result() {
+            super::a_pool_dropped_on_its_own_worker_returns_the_result::<$ops>();
         }
         #[test]
         fn stats_report_the_pool() {

@@ -251,8 +251,15 @@ impl<I: IdleOps> ThreadPoolWith<I> {
         self.shared.sleep.signal_all();
     }
 
+    /// Closes, then joins the workers. Dropped on one of its own workers (a task held the last
+    /// handle), the pool cannot join the thread it runs on: that worker is left to finish on its
+    /// own (it exits once every queue is empty) and the others are joined.
     fn stop(&mut self) {
         self.close();
+        if on_worker_of(&self.shared).is_some() {
+            let me = std::thread::current().id();
+            self.workers.retain(|w| w.thread().id() != me); // detached, not joined
+        }
         join_workers(&mut self.workers);
     }
 }

@@ -138,15 +138,17 @@ pub struct Handle<R> {
 impl<R> Handle<R> {
     /// Waits for the task and returns its value, or the payload of its panic. From a worker of
     /// a pool, the wait helps (runs other tasks of that pool); elsewhere it sleeps.
+    ///
+    /// A worker of any pool helps *its own* pool, even when the task belongs to another: two
+    /// pools whose every worker waits on the other would otherwise deadlock, each task queued
+    /// behind a worker that only sleeps. (rayon's workers do the same; the JDK compensates with a
+    /// spare worker.) A thread outside every pool sleeps.
     pub fn join(self) -> std::thread::Result<R> {
         let done = || self.task.slot().is_done();
         // A loop: the helping wait may be the reader's code (it must not return early).
         while !done() {
-            match self
-                .pool
-                .as_ref()
-                .map(|(shared, helps)| (&**shared, *helps))
-                .or_else(|| current())
+            match current()
+                .or_else(|| self.pool.as_ref().map(|(shared, helps)| (&**shared, *helps)))
             {
                 Some((shared, helps)) => helps(shared, &done),
                 None => wait_outside(None, &done),
