@@ -89,6 +89,7 @@ impl<F: FnOnce() -> R, R> Pending<F, R> {
     /// # Safety
     /// The task is no longer queued (its queued `Task` was taken by the caller), so no one else
     /// can run it; and it has not run.
+    #[inline(always)] // on every fork taken back: see `join_in_task`
     pub(super) unsafe fn run_here(&self) -> std::thread::Result<R> {
         // SAFETY: the caller's contract: the one run, on this thread.
         let f = unsafe { (*self.f.get()).take() }.expect("a task runs once");
@@ -178,15 +179,23 @@ where
 /// Runs a task's closure, catching its panic (counted in the pool's stats).
 /// A panic is counted once, by the first `call` that catches it: one that a join resumed
 /// ([`resume`]) and an enclosing task catches again was counted where it started.
+#[inline(always)]
 pub(super) fn call<R>(f: impl FnOnce() -> R) -> std::thread::Result<R> {
     let result = catch_unwind(AssertUnwindSafe(f));
     if let Err(payload) = &result {
-        let resumed = RESUMED.replace(std::ptr::null());
-        if !std::ptr::eq(resumed, address(payload)) {
-            count_panic();
-        }
+        caught(payload);
     }
     result
+}
+
+/// `call`'s panic path, out of line: counts the panic unless a join resumed it.
+#[cold]
+#[inline(never)]
+fn caught(payload: &Box<dyn std::any::Any + Send>) {
+    let resumed = RESUMED.replace(std::ptr::null());
+    if !std::ptr::eq(resumed, address(payload)) {
+        count_panic();
+    }
 }
 
 /// Resumes a panic that a join caught (in `a`, or in the forked `b`, both already counted), and
