@@ -332,15 +332,20 @@ fn help_until_returns_only_when_done<I: IdleOps + 'static>() {
     });
 }
 
-/// After `close`, a join from outside the pool says why it cannot run: `try_join` with an error,
-/// `join` with a panic that names the closed pool (it used to be an internal `expect`'s
-/// "the pool is running: Rejected(...)").
+/// After `close`, a join from outside the pool says why it cannot run: `try_join` with an error
+/// that holds both closures, `join` with a panic that names the closed pool (it used to be an
+/// internal `expect`'s "the pool is running: Rejected(...)"); and a rejected `submit` hands back
+/// the closure itself, callable for its typed result (it used to be a boxed job).
 fn a_join_after_close_says_the_pool_is_closed<I: IdleOps + 'static>() {
     within(30, "join after close", || {
         let pool: ThreadPoolWith<I> = ThreadPoolWith::new(1);
         pool.close();
         let err = pool.try_join(|| 1, || 2).expect_err("a closed pool rejects the join");
         assert!(err.to_string().contains("shut down"), "the error says why: {err}");
+        let (a, b) = err.0; // both closures come back, typed and unrun
+        assert_eq!((a(), b()), (1, 2));
+        let rejected = pool.submit(|| 6 * 7).err().expect("a closed pool rejects the task");
+        assert_eq!((rejected.0)(), 42, "the closure comes back as it was given, result and all");
         let panic =
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| pool.join(|| 1, || 2)))
                 .expect_err("join on a closed pool panics");

@@ -141,16 +141,16 @@ pub(super) fn wait_outside(shared: Option<&Shared>, done: &dyn Fn() -> bool) {
     }
 }
 
-/// Forks `f` from inside a task: it goes to this worker's queue. Returns its handle, or the
-/// task back (as a runnable job) when not called on a worker, or after shutdown.
-/// [JDK: `ForkJoinTask.fork`]
-pub fn fork<R: Send + 'static>(
-    f: impl FnOnce() -> R + Send + 'static,
-) -> Result<Handle<R>, Rejected> {
-    let Some((shared, _)) = current() else {
-        return Err(Rejected(Box::new(move || drop(f()))));
+/// Forks `f` from inside a task: it goes to this worker's queue. Returns its handle, or `f`
+/// back, unrun, when not called on a worker, or after shutdown. [JDK: `ForkJoinTask.fork`]
+pub fn fork<F, R>(f: F) -> Result<Handle<R>, Rejected<F>>
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
+    let Some((shared, own, _)) = current_worker() else {
+        return Err(Rejected(f));
     };
-    let (task, job) = spawn(f);
-    push(shared, on_worker_of(shared), job)?;
+    let task = spawn(shared, Some(own), f)?;
     Ok(Handle { task, pool: None })
 }

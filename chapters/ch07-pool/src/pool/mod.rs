@@ -76,31 +76,23 @@ thread_local! {
     static CURRENT: Cell<Option<(*const Shared, usize, Helps)>> = const { Cell::new(None) };
 }
 
-/// Why a task was not accepted. The task comes back: nothing is lost.
-pub struct Rejected(pub Job);
+/// Why a task was not accepted: the pool is shut down. The task comes back unrun, as it was
+/// given (`submit` and `fork`: the closure; `try_join`: both closures): nothing is lost.
+pub struct Rejected<F = Job>(pub F);
 
-impl std::fmt::Debug for Rejected {
+impl<F> std::fmt::Debug for Rejected<F> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Rejected(the pool is shut down)")
     }
 }
 
-impl std::fmt::Display for Rejected {
+impl<F> std::fmt::Display for Rejected<F> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("the pool is shut down: task rejected (and handed back)")
     }
 }
 
-impl std::error::Error for Rejected {}
-
-impl From<Task> for Rejected {
-    /// The task, runnable again as a closure; dropped unrun, it frees what it holds. Only for
-    /// tasks from `Task::shared` (`submit`, `fork`): an `on_stack` task points into a frame and
-    /// must never become a `'static` closure; `join_in_task` runs a rejected fork at once.
-    fn from(task: Task) -> Self {
-        Rejected(Box::new(move || task.run()))
-    }
-}
+impl<F> std::error::Error for Rejected<F> {}
 
 /// How a thread waits for a task's result: the worker's `help_until` (the pool's `I`), or
 /// sleep for a thread outside the pool.
@@ -178,11 +170,12 @@ impl<I: IdleOps> ThreadPoolWith<I> {
     /// Runs `f` on the pool and returns a handle to its result. From outside the pool the task
     /// goes to a submission queue, from a worker to its own queue. After `shutdown` the task is
     /// rejected and handed back inside the error.
-    pub fn submit<R: Send + 'static>(
-        &self,
-        f: impl FnOnce() -> R + Send + 'static,
-    ) -> Result<Handle<R>, Rejected> {
-        submit_to::<I, R>(&self.shared, f)
+    pub fn submit<F, R>(&self, f: F) -> Result<Handle<R>, Rejected<F>>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        submit_to::<I, F, R>(&self.shared, f)
     }
 
     /// Runs `a` and `b`, possibly in parallel, and returns both results. Called from a worker of
@@ -207,10 +200,10 @@ impl<I: IdleOps> ThreadPoolWith<I> {
         })
     }
 
-    /// [`join`](Self::join), or `Err(Rejected)` when the pool is closed, called from outside it:
-    /// neither half has run. (On one of its workers a join always runs: a fork that the closed
-    /// pool rejects runs in place.)
-    pub fn try_join<A, B, RA, RB>(&self, a: A, b: B) -> Result<(RA, RB), Rejected>
+    /// [`join`](Self::join), or, when the pool is closed and this is called from outside it,
+    /// `Err(Rejected((a, b)))`: both closures back, unrun. (On one of its workers a join always
+    /// runs: a fork that the closed pool rejects runs in place.)
+    pub fn try_join<A, B, RA, RB>(&self, a: A, b: B) -> Result<(RA, RB), Rejected<(A, B)>>
     where
         A: FnOnce() -> RA + Send + 'static,
         B: FnOnce() -> RB + Send + 'static,
@@ -220,8 +213,23 @@ impl<I: IdleOps> ThreadPoolWith<I> {
         if on_worker_of(&self.shared).is_some() {
             return Ok(join_in_task(a, b)); // on a worker, a rejected fork runs in place
         }
-        let h = self.submit(move || join_in_task(a, b))?;
-        Ok(h.join().unwrap_or_else(|p| resume_unwind(p)))
+        // The pair waits in a shared cell, so that a rejected join can give it back (a closure's
+        // captures cannot be taken out of it). Only the outside path pays for the lock.
+        let pair = Arc::new(std::sync::Mutex::new(Some((a, b))));
+        let inside = pair.clone();
+        let join = move || {
+            let taken = inside.lock().unwrap_or_else(|e| e.into_inner()).take();
+            let (a, b) = taken.expect("a submitted join runs once");
+            join_in_task(a, b)
+        };
+        match self.submit(join) {
+            Ok(h) => Ok(h.join().unwrap_or_else(|p| resume_unwind(p))),
+            Err(Rejected(join)) => {
+                drop(join); // unrun: the pair is still in the cell
+                let taken = pair.lock().unwrap_or_else(|e| e.into_inner()).take();
+                Err(Rejected(taken.expect("a rejected join never ran")))
+            }
+        }
     }
 
     /// Parallelism, steal count, queued tasks, sleepers and panics, read without stopping anyone.
@@ -340,11 +348,11 @@ fn current_worker() -> Option<(&'static Shared, usize, Helps)> {
     CURRENT.get().map(|(p, own, helps)| (unsafe { &*p }, own, helps))
 }
 
-fn submit_to<I: IdleOps, R: Send + 'static>(
-    shared: &Arc<Shared>,
-    f: impl FnOnce() -> R + Send + 'static,
-) -> Result<Handle<R>, Rejected> {
-    let (task, job) = spawn(f);
-    push(shared, on_worker_of(shared), job)?;
+fn submit_to<I: IdleOps, F, R>(shared: &Arc<Shared>, f: F) -> Result<Handle<R>, Rejected<F>>
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
+    let task = spawn(shared, on_worker_of(shared), f)?;
     Ok(Handle { task, pool: Some((shared.clone(), wait_or_help::<I>)) })
 }

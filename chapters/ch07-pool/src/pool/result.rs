@@ -96,6 +96,11 @@ impl<F: FnOnce() -> R, R> Pending<F, R> {
         call(f)
     }
 
+    /// The closure of a task that never ran (a rejected one).
+    pub(super) fn into_closure(self) -> F {
+        self.f.into_inner().expect("a rejected task never ran")
+    }
+
     /// `run` for `Task::on_stack`, which erases the type.
     ///
     /// # Safety
@@ -166,14 +171,24 @@ impl<R> Handle<R> {
 }
 
 /// `f` as a task that stores its result (or its panic) in a slot, and the handle's side of it.
-pub(super) fn spawn<F, R>(f: F) -> (Arc<dyn HasSlot<R>>, Task)
+pub(super) fn spawn<F, R>(
+    shared: &Shared,
+    own: Option<usize>,
+    f: F,
+) -> Result<Arc<dyn HasSlot<R>>, Rejected<F>>
 where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
 {
     let spawned = Arc::new(Pending::new(f));
-    let job = Task::shared(spawned.clone());
-    (spawned, job)
+    match push(shared, own, Task::shared(spawned.clone())) {
+        Ok(()) => Ok(spawned),
+        Err(task) => {
+            drop(task); // the queue's reference, dropped unrun: `spawned` is the only one left
+            let pending = Arc::into_inner(spawned).expect("no one else holds a rejected task");
+            Err(Rejected(pending.into_closure()))
+        }
+    }
 }
 
 /// Runs a task's closure, catching its panic (counted in the pool's stats).
