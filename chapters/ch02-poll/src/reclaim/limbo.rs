@@ -255,9 +255,13 @@ impl Limbo {
 
     /// `g`'s pins have cleared: keep it for `reuse`, or free it past `KEEP`.
     fn recycle(&mut self, g: Garbage) {
-        let list_len = FAST.with(|f| f.holds(g.layout).then(|| f.ready_len()));
-        let room = match list_len {
-            Some(len) => len < KEEP,
+        // Some(room): the main layout, whose ready boxes are on the chain; None: another one.
+        match FAST.with(|f| f.holds(g.layout).then(|| f.ready_len() < KEEP)) {
+            // SAFETY: its pins have cleared (no thread holds the address), it holds no value
+            // (the taker moved the task out), and it is of the chain's layout (`holds`).
+            Some(true) => FAST.with(|f| unsafe { f.make_ready(g.memory) }),
+            // SAFETY: as above, for the allocator.
+            Some(false) => unsafe { g.free() },
             None => {
                 let i = match self.ready.iter().position(|(k, _)| *k == g.layout) {
                     Some(i) => i,
@@ -266,18 +270,14 @@ impl Limbo {
                         self.ready.len() - 1
                     }
                 };
-                self.ready[i].1.len() < KEEP
+                let list = &mut self.ready[i].1;
+                if list.len() < KEEP {
+                    list.push(g.memory);
+                } else {
+                    // SAFETY: as above.
+                    unsafe { g.free() };
+                }
             }
-        };
-        if !room {
-            // SAFETY: its pins have cleared: no thread holds the address, and it holds no
-            // value (the taker moved the task out).
-            unsafe { g.free() };
-        } else if list_len.is_some() {
-            // SAFETY: as above, and of the chain's layout (`holds`).
-            FAST.with(|f| unsafe { f.make_ready(g.memory) });
-        } else if let Some((_, list)) = self.ready.iter_mut().find(|(k, _)| *k == g.layout) {
-            list.push(g.memory);
         }
     }
 }
