@@ -172,7 +172,9 @@ def main():
     w("## Queues: ours (ch04 WorkQueue) / crossbeam-deque 0.8, ns per operation")
     w("")
     w(f"Floors: push+pop = 2 x swap SeqCst = {2 * swap:.2f} ns; push+steal = swap + CAS SeqCst = "
-      f"{swap + cas:.2f} ns (atomic-costs, below).")
+      f"{swap + cas:.2f} ns (atomic-costs, below); 1 owner + k thieves = the same run on the protocol "
+      "alone (chapter 4's push and poll on bare ids: no task boxes, no pins; "
+      "`ch04_grow::contended::Protocol`), measured beside it.")
     w("")
     w("| operation | ours ns | crossbeam ns | floor ns | ours/crossbeam | ours/floor |")
     w("|---|---:|---:|---:|---:|---:|")
@@ -181,10 +183,11 @@ def main():
     for op, k in sorted({(op, k) for (_, op, k) in queue}, key=lambda x: (x[1], x[0])):
         o, c = queue.get(("ours", op, k)), queue.get(("crossbeam", op, k))
         r = ratio(o and o[0], c and c[0])
-        fl = queue_floor.get(op) if not k else None
+        p = queue.get(("protocol", op, k))
+        fl = queue_floor.get(op) if not k else (p and p[0])
         rf = ratio(o and o[0], fl) if fl else "-"
         label = f"1 owner + {k} thie{'f' if k == 1 else 'ves'}" if k else op
-        w(f"| {label} | {fmt(o)} | {fmt(c)} | {f'{fl:.2f}' if fl else '-'} | {r} | {rf} |")
+        w(f"| {label} | {fmt(o)} | {fmt(c)} | {fmt(p) if k else (f'{fl:.2f}' if fl else '-')} | {r} | {rf} |")
         queue_verdicts.append((label, op, o and o[0], c and c[0], fl))
     w("")
     w("## The floor: single operations on this machine (probes/src/bin/atomic-costs.rs)")
@@ -207,7 +210,9 @@ def main():
         elif op == "push+steal":
             w(target_line(f"queue {label}, ours/crossbeam (<= 1.2)", num(ratio(o, c)), 1.2, fl / c if c else None))
         else:
-            w(target_line(f"queue {label}, ours/crossbeam (<= 1.5)", num(ratio(o, c)), 1.5))
+            w(target_line(f"queue {label}, ours/crossbeam (<= 1.5)", num(ratio(o, c)), 1.5, fl / c if fl and c else None,
+                          " (profile: chapters/contention/profile-queue-amd.txt; ours/floor is what"
+                          " task boxes and their reclamation add)"))
     for workload, par, rr, rj, rf, fl, rayon_ms, jdk_ms in verdicts:
         fibrow = workload.startswith("fib")
         if fibrow and par == 1:
@@ -219,6 +224,7 @@ def main():
         if not no_jdk:
             w(target_line(f"{workload} par {par}, ours/JDK (<= 0.8)", num(rj), 0.8, fl / jdk_ms if fl and jdk_ms else None))
     missing += [f"{n} {op} k={k}" for n in ("ours", "crossbeam") for (_, op, k) in queue if (n, op, k) not in queue]
+    missing += [f"protocol {op} k={k}" for (_, op, k) in queue if k and ("protocol", op, k) not in queue]
     text = "\n".join(out) + "\n"
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
     with open(a.out, "w") as f:

@@ -8,7 +8,9 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex, mpsc};
 use std::thread;
 
-use ch02_poll::reclaim::{BATCH, Home, boxed, home, pin, take_own, take_stolen};
+use ch02_poll::reclaim::{
+    BATCH, Home, SEND_EVERY, boxed, home, pin, send_pending, take_own, take_stolen,
+};
 
 /// Held by each test for its whole run.
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -94,14 +96,11 @@ fn push_only(n: usize) -> Vec<usize> {
     (0..n).map(|i| boxed(i as u64) as usize).collect()
 }
 
-/// A thief hands the boxes it steals back to their pusher: a pusher whose every task was stolen
-/// (it never takes, so it never seals on its own) gets them back once a batch's worth has come
-/// home, and pushes into them. (A thief that keeps them, as `take_task` does, fails this:
-/// tried. The thief is still alive when the pusher looks, so its boxes cannot come back
-/// through the allocator either.)
-#[test]
-fn stolen_boxes_go_back_to_their_pusher() {
-    let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+/// Pushes `n` tasks on a thread of its own while a thief beside it steals every one
+/// (`take_stolen`, to the pusher's home) and then calls `then`; once all are stolen, the pusher
+/// runs `look` on the box addresses, the thief still alive (so its boxes cannot come back
+/// through the allocator).
+fn steal_beside(n: usize, then: fn(), look: impl FnOnce(&[usize]) + Send + 'static) {
     let (boxes_tx, boxes_rx) = mpsc::channel::<(Vec<usize>, Arc<Home>)>();
     let (stolen_tx, stolen_rx) = mpsc::channel::<()>();
     let (done_tx, done_rx) = mpsc::channel::<()>();
@@ -110,29 +109,61 @@ fn stolen_boxes_go_back_to_their_pusher() {
         for (i, p) in pushed.iter().enumerate() {
             // SAFETY: made by `boxed` on the pusher's thread, whose `home` this is, and handed
             // to this thread alone (as a CAS would).
-            let task = unsafe { take_stolen(*p as *mut u64, Some(&*home)) };
+            let task = unsafe { take_stolen(*p as *mut u64, Some(&home)) };
             assert_eq!(task, Some(i as u64));
         }
+        then();
         stolen_tx.send(()).expect("the pusher waits");
         let _ = done_rx.recv(); // alive until the pusher has looked
     });
     thread::spawn(move || {
-        let pushed = push_only(3 * BATCH);
+        let pushed = push_only(n);
         boxes_tx.send((pushed.clone(), home())).expect("the thief waits");
         stolen_rx.recv().expect("the thief steals them all");
-        let again = push_only(3 * BATCH);
-        let pushed: HashSet<_> = pushed.into_iter().collect();
-        let back = again.iter().filter(|p| pushed.contains(p)).count();
-        assert!(back >= BATCH, "{back} of the pusher's stolen boxes came back to it");
-        for p in again {
-            // SAFETY: from `boxed` on this thread; no one else saw it.
-            unsafe { take_own(p as *mut u64) };
-        }
+        look(&pushed);
         done_tx.send(()).expect("the thief waits");
     })
     .join()
     .expect("the pusher");
     thief.join().expect("the thief");
+}
+
+/// A thief hands the boxes it steals back to their pusher: a pusher whose every task was stolen
+/// (it never takes, so it never seals on its own) gets them back once a batch's worth has come
+/// home, and pushes into them. (A thief that keeps them, as `take_task` does, fails this:
+/// tried.)
+#[test]
+fn stolen_boxes_go_back_to_their_pusher() {
+    let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    steal_beside(
+        3 * BATCH,
+        || {},
+        |pushed| {
+            let again = push_only(3 * BATCH);
+            let pushed: HashSet<_> = pushed.iter().collect();
+            let back = again.iter().filter(|p| pushed.contains(p)).count();
+            assert!(back >= BATCH, "{back} of the pusher's stolen boxes came back to it");
+            for p in again {
+                // SAFETY: from `boxed` on this thread; no one else saw it.
+                unsafe { take_own(p as *mut u64) };
+            }
+        },
+    );
+}
+
+/// A thief about to wait sends home what its outbox holds (`send_pending`), however few: fewer
+/// boxes than an outbox sends at once, stolen and sent so, come back into their pusher's pushes
+/// while the thief is still alive. (A `send_pending` that does nothing fails this: the boxes
+/// would wait in the outbox until the thief steals more or exits.)
+#[test]
+fn a_thief_about_to_wait_sends_its_boxes_home() {
+    let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    steal_beside(SEND_EVERY / 2, send_pending, |pushed| {
+        // Its own takes seal batches, and each seal collects what came home.
+        let later: HashSet<_> = cycle(20 * BATCH).into_iter().collect();
+        let back = pushed.iter().filter(|p| later.contains(p)).count();
+        assert!(back > 0, "none of the {} boxes the thief sent home came back", pushed.len());
+    });
 }
 
 /// A box stolen after its pusher has exited stays with the thief (its home is closed): the
@@ -146,7 +177,7 @@ fn a_box_whose_pusher_has_exited_stays_with_the_thief() {
         for (i, p) in pushed.iter().enumerate() {
             // SAFETY: made by `boxed` on the pusher's thread, whose `home` this is; handed to
             // this thread alone.
-            assert_eq!(unsafe { take_stolen(*p as *mut u64, Some(&*home)) }, Some(i as u64));
+            assert_eq!(unsafe { take_stolen(*p as *mut u64, Some(&home)) }, Some(i as u64));
         }
         let later: HashSet<_> = cycle(20 * BATCH).into_iter().collect();
         let back = pushed.iter().filter(|p| later.contains(p)).count();

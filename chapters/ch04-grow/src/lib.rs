@@ -21,7 +21,7 @@ pub mod grow;
 
 pub use ch01_ring::Full;
 pub use ch02_poll::{PollStats, sync};
-pub use queue::{Memory, Slots, WorkQueue, push};
+pub use queue::{Memory, Slots, WorkQueue, push, push_slot};
 
 use std::cell::Cell;
 use std::marker::PhantomData;
@@ -197,30 +197,6 @@ impl<T> Stealer<T> {
     }
 }
 
-/// This queue in chapter 2's contended run (`ch02_poll::contention`), beside crossbeam-deque.
+/// This queue in chapter 2's contended run, beside crossbeam-deque, and the protocol's floor.
 #[cfg(not(loom))]
-mod contended {
-    use ch02_poll::PollStats;
-    use ch02_poll::contention::{Contended, ContendedThief};
-
-    use crate::{GrowOps, Owner, Stealer};
-
-    impl<G: GrowOps> Contended for Owner<usize, G> {
-        type Thief = Stealer<usize>;
-        fn push(&self, task: usize) -> Result<(), usize> {
-            Owner::push(self, task).map_err(|full| full.into_task())
-        }
-        fn pop(&self) -> Option<usize> {
-            Owner::pop(self)
-        }
-        fn thief(&self) -> Stealer<usize> {
-            self.stealer()
-        }
-    }
-
-    impl ContendedThief for Stealer<usize> {
-        fn take(&mut self, stats: &mut PollStats) -> Option<usize> {
-            self.poll_counted(stats)
-        }
-    }
-}
+pub mod contended;

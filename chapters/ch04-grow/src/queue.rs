@@ -11,7 +11,10 @@ use ch01_ring::Full;
 
 // ANCHOR: slots
 /// One array of slots: chapter 2's `array`, now a value of its own so that it can be
-/// replaced whole. A power of two long; never resized in place.
+/// replaced whole. A power of two long; never resized in place. Aligned to a line pair of its
+/// own: every poll reads `cells`' length, and a task box allocated beside it would share its
+/// line with the owner's writes.
+#[repr(align(128))]
 pub struct Slots<T> {
     cells: Box<[AtomicPtr<T>]>,
 }
@@ -122,8 +125,8 @@ impl<T> WorkQueue<T> {
 
     /// The home of the thread that pushes here, if one is bound (see the field).
     #[inline]
-    pub fn home(&self) -> Option<&Home> {
-        self.home.get().and_then(|h| h.as_deref())
+    pub fn home(&self) -> Option<&Arc<Home>> {
+        self.home.get().and_then(|h| h.as_ref())
     }
 
     /// Binds the queue's home, once: the pushing thread's (`Some(reclaim::home())`), or `None`
@@ -188,6 +191,17 @@ impl<T> Drop for WorkQueue<T> {
 /// next push hands its task back in [`Full`]. [JDK: `WorkQueue.push`]
 #[inline(always)] // into the caller's frame: the task moves straight into its box
 pub fn push<T, G: GrowOps>(q: &WorkQueue<T>, task: T) -> Result<(), Full<T>> {
+    push_slot::<T, G, T>(q, task, ch02_poll::reclaim::boxed)
+}
+
+/// [`push`], with the slot's pointer made from `item` by `into_slot` once there is room (a task
+/// box; the contention probe's floor stores bare ids).
+#[inline(always)]
+pub fn push_slot<T, G: GrowOps, U>(
+    q: &WorkQueue<T>,
+    item: U,
+    into_slot: impl FnOnce(U) -> *mut T,
+) -> Result<(), Full<U>> {
     let s = q.top.load(Ordering::Relaxed); // only the owner writes top
     let b = q.base.load(Ordering::Acquire); // as in chapter 2: pairs with the takers' base stores
     // Relaxed: only the owner writes `array`; this reads its own last store.
@@ -196,11 +210,11 @@ pub fn push<T, G: GrowOps>(q: &WorkQueue<T>, task: T) -> Result<(), Full<T>> {
     let cap = a.capacity();
     let room = (cap as i64 - 1) - i64::from(s.wrapping_sub(b)); // free slots after this push
     if room < 0 {
-        return Err(Full { task, capacity: cap });
+        return Err(Full { task: item, capacity: cap });
     }
     q.top.store(s.wrapping_add(1), Ordering::Relaxed); // as in chapter 2
     // SeqCst swap, as in chapter 2: Release publishes the task's contents.
-    a.at(s).swap(ch02_poll::reclaim::boxed(task), Ordering::SeqCst);
+    a.at(s).swap(into_slot(item), Ordering::SeqCst);
     if room == 0 && cap < q.max_capacity {
         G::grow(q, s); // the array is full now: double it before the next push
     }

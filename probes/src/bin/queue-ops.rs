@@ -7,18 +7,22 @@
 //!   other end; nanoseconds per push+steal pair (the uncontended cost of a thief's take).
 //! - `1+k thieves`: chapter 2's contended run (`race`): the owner pushes `--tasks` tasks while k
 //!   thieves, released together, steal; nanoseconds per task, and every task checked taken once.
+//!   Beside it the run's floor, `protocol`: chapter 4's protocol alone, on bare ids, with no
+//!   task boxes and no reclamation (`ch04_grow::contended::Protocol`).
 //!
 //! Each figure is the median of `--runs` runs (min-max beside it). `--rows` adds tab-separated
 //! lines for `scripts/lab.py`: `qrow <queue> <op> <k> <median ns> <min ns> <max ns>`.
 //!
 //! `cargo run --release -p probes --bin queue-ops [-- --runs 5 --tasks 200000 --thieves 1,2,4]`
-//! (`--ours-only` skips crossbeam: for profiling our queue alone; its columns print NaN).
+//! (`--ours-only` skips crossbeam and the floor: for profiling our queue alone; crossbeam's
+//! columns print NaN).
 
 use std::hint::black_box;
 use std::time::Instant;
 
 use ch02_poll::PollStats;
 use ch02_poll::contention::{Contended, ContendedThief, Crossbeam, race};
+use ch04_grow::contended::Protocol;
 
 const BATCH: usize = 64;
 
@@ -57,7 +61,7 @@ struct Opts {
     tasks: usize,
     thieves: Vec<usize>,
     rows: bool,
-    /// `--ours-only`: skip crossbeam (for a profile of our queue alone).
+    /// `--ours-only`: skip crossbeam and the floor (for a profile of our queue alone).
     ours_only: bool,
 }
 
@@ -80,6 +84,7 @@ fn main() {
         0,
         |_| push_pop(&ours().0, rounds),
         |_| push_pop(&Crossbeam::new(), rounds),
+        None,
     );
     measure(
         &o,
@@ -87,6 +92,7 @@ fn main() {
         0,
         |_| push_steal(&ours().0, rounds),
         |_| push_steal(&Crossbeam::new(), rounds),
+        None,
     );
     for &k in &o.thieves {
         let contended = |r: Result<ch02_poll::contention::Race, String>| match r {
@@ -102,32 +108,52 @@ fn main() {
             k,
             |k| contended(race(&ours().0, o.tasks, k)),
             |k| contended(race(&Crossbeam::new(), o.tasks, k)),
+            Some(&|k| contended(race(&Protocol::new(), o.tasks, k))),
         );
     }
     println!("check: every task taken exactly once: yes");
 }
 
-/// Runs both sides `runs` times, alternating, and prints each median and the ratio.
-fn measure(o: &Opts, op: &str, k: usize, ours: impl Fn(usize) -> f64, peer: impl Fn(usize) -> f64) {
-    let (mut a, mut b) = (Vec::new(), Vec::new());
+/// Runs both sides (and the floor, where there is one) `runs` times, alternating, and prints
+/// each median and the ratios.
+fn measure(
+    o: &Opts,
+    op: &str,
+    k: usize,
+    ours: impl Fn(usize) -> f64,
+    peer: impl Fn(usize) -> f64,
+    floor: Option<&dyn Fn(usize) -> f64>,
+) {
+    let (mut a, mut b, mut f) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..o.runs {
         a.push(ours(k));
         b.push(if o.ours_only { f64::NAN } else { peer(k) });
+        if let Some(floor) = floor.filter(|_| !o.ours_only) {
+            f.push(floor(k));
+        }
     }
     let (am, alo, ahi) = probes::median_min_max(&mut a);
     let (bm, blo, bhi) = probes::median_min_max(&mut b);
     let what = if k > 0 { format!("{op} k={k}") } else { op.to_string() };
-    println!(
+    let mut line = format!(
         "{what:<18} ours {am:8.1} ns ({alo:.1}-{ahi:.1})   crossbeam {bm:8.1} ns ({blo:.1}-{bhi:.1})   \
          ours/crossbeam {:.2}",
         am / bm
     );
+    let mut rows = vec![("ours", am, alo, ahi), ("crossbeam", bm, blo, bhi)];
+    if !f.is_empty() {
+        let (fm, flo, fhi) = probes::median_min_max(&mut f);
+        line +=
+            &format!("   protocol {fm:.1} ns ({flo:.1}-{fhi:.1})   ours/protocol {:.2}", am / fm);
+        rows.push(("protocol", fm, flo, fhi));
+    }
+    println!("{line}");
     if o.rows {
-        println!("qrow\tours\t{op}\t{k}\t{am:.2}\t{alo:.2}\t{ahi:.2}");
-        println!("qrow\tcrossbeam\t{op}\t{k}\t{bm:.2}\t{blo:.2}\t{bhi:.2}");
+        for (who, m, lo, hi) in rows {
+            println!("qrow\t{who}\t{op}\t{k}\t{m:.2}\t{lo:.2}\t{hi:.2}");
+        }
     }
 }
-
 fn parse() -> Result<Opts, String> {
     let mut o =
         Opts { runs: 5, tasks: 200_000, thieves: vec![1, 2, 4], rows: false, ours_only: false };

@@ -27,9 +27,20 @@ impl<T> Inbox<T> {
 
     /// Hands `item` back; returns it when the inbox is closed.
     pub fn send(&self, item: T) -> Result<(), T> {
-        let mut items = self.lock();
-        let Some(list) = items.as_mut() else { return Err(item) };
-        list.push(item);
+        let mut one = vec![item];
+        match self.send_all(&mut one) {
+            Ok(()) => Ok(()),
+            Err(()) => Err(one.pop().expect("left as it was")),
+        }
+    }
+
+    /// Hands back every item of `items` (leaving it empty), under one lock; leaves them there
+    /// when the inbox is closed (the error says no more).
+    #[allow(clippy::result_unit_err)]
+    pub fn send_all(&self, items: &mut Vec<T>) -> Result<(), ()> {
+        let mut inbox = self.lock();
+        let Some(list) = inbox.as_mut() else { return Err(()) };
+        list.append(items);
         self.waiting.store(list.len(), Relaxed); // Relaxed: a hint; the lock orders the items
         Ok(())
     }

@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use super::chain::{Chain, FAST};
 use super::handback::{Inbox, close_returned, seal_returned};
+use super::outbox::post;
 use super::pins::{Pinned, registry};
 use super::{BATCH, Home};
 
@@ -98,18 +99,23 @@ pub(super) fn home() -> Arc<Home> {
         .unwrap_or_else(|_| Arc::new(Home { inbox: Inbox::closed() }))
 }
 
-/// Hands `memory` (of `layout`, just taken by this thread) back to `home`, or keeps it here
-/// when that thread has exited.
-pub(super) fn send_home(memory: *mut u8, layout: Layout, home: &Home) {
-    if std::ptr::eq(OWN_HOME.get(), home) {
+/// Hands `memory` (of `layout`, just taken by this thread) back to `home`, through this
+/// thread's outbox (`outbox.rs`); keeps a box of its own here.
+pub(super) fn send_home(memory: *mut u8, layout: Layout, home: &Arc<Home>) {
+    if std::ptr::eq(OWN_HOME.get(), Arc::as_ptr(home)) {
         return keep(memory, layout); // a box of our own: no inbox, no lock
     }
-    match home.inbox.send(Garbage { memory, layout }) {
-        Ok(()) => {
-            let _ = LIMBO.try_with(|l| l.borrow_mut().sent_home += 1);
-        }
-        Err(g) => keep(g.memory, g.layout),
-    }
+    post(Garbage { memory, layout }, home);
+}
+
+/// Counts `n` boxes this thread sent home.
+pub(super) fn sent_home(n: u64) {
+    let _ = LIMBO.try_with(|l| l.borrow_mut().sent_home += n);
+}
+
+/// `keep` for a `Garbage`: a box sent home to a thread that has exited.
+pub(super) fn keep_garbage(g: Garbage) {
+    keep(g.memory, g.layout);
 }
 
 /// What every thread has added to its totals so far (see `super::BoxCounts`).

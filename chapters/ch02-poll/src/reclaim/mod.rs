@@ -21,7 +21,8 @@
 //! - **Pins** (`pins.rs`): each thread has a counter, odd while it is pinned; pinning is a
 //!   store and a SeqCst fence, unpinning a store. No global epoch.
 //! - **Limbo** (`limbo.rs`): each thread keeps what it took (a thief hands a box back to the
-//!   thread that pushed it instead, when it knows which: [`take_stolen`], `handback.rs`), and
+//!   thread that pushed it instead, when it knows which: [`take_stolen`], `handback.rs`, a few
+//!   at a time through the thief's `outbox.rs`), and
 //!   every [`BATCH`] takes *seals* a batch: a fence, then a look at every thread's counter,
 //!   noting those that are odd. The batch is past its pins once each noted counter has moved
 //!   on. Then the thread *recycles* the boxes: [`boxed`], which every push calls, takes one of
@@ -160,7 +161,8 @@ pub fn home() -> std::sync::Arc<Home> {
 // ANCHOR: take_stolen
 /// A thief's take, after its pin has ended: moves the task out of `p`, and sends the memory
 /// back to `home`, the thread that pushed it, where there is one (else keeps it, as
-/// [`take_task`]). The thief's pin covers its reads of the slot up to its CAS; from the CAS on,
+/// [`take_task`]). The box goes by way of this thread's outbox (`outbox.rs`), a few at a time:
+/// [`send_pending`] sends what it holds. The thief's pin covers its reads of the slot up to its CAS; from the CAS on,
 /// the task is the thief's alone, so the rest, which may wait for a lock, runs unpinned (a
 /// thread descheduled while pinned holds back every batch sealed meanwhile).
 ///
@@ -174,7 +176,7 @@ pub fn home() -> std::sync::Arc<Home> {
 /// # Safety
 /// `p` is null, or a pointer that [`boxed`] made and that the caller took out of its slot with
 /// a successful CAS to null while pinned.
-pub unsafe fn take_stolen<T>(p: *mut T, home: Option<&Home>) -> Option<T> {
+pub unsafe fn take_stolen<T>(p: *mut T, home: Option<&std::sync::Arc<Home>>) -> Option<T> {
     match home {
         #[cfg(not(loom))]
         Some(home) if !p.is_null() => {
@@ -189,6 +191,13 @@ pub unsafe fn take_stolen<T>(p: *mut T, home: Option<&Home>) -> Option<T> {
     }
 }
 // ANCHOR_END: take_stolen
+
+/// Sends home now the stolen boxes this thread holds for another thread (see `take_stolen`):
+/// for a thread about to wait, so that the boxes do not wait with it. (Nothing under loom.)
+pub fn send_pending() {
+    #[cfg(not(loom))]
+    outbox::send_now();
+}
 
 /// The owner's take (and a thief's, through `take_task`): moves the task out of `p`; its memory
 /// is reused or freed once every thread pinned now has unpinned.
@@ -217,4 +226,8 @@ mod chain;
 pub mod handback;
 #[cfg(not(loom))]
 mod limbo;
+#[cfg(not(loom))]
+mod outbox;
+#[cfg(not(loom))]
+pub use outbox::SEND_EVERY;
 pub mod pins;

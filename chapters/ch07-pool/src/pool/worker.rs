@@ -86,6 +86,7 @@ pub(super) fn run_worker<I: IdleOps>(shared: &Arc<Shared>, w: usize) {
         if may_exit(shared) {
             break;
         }
+        reclaim::send_pending(); // the boxes it stole go home before it waits (chapter 2)
         I::await_work(&shared.sleep, w, || has_work(shared));
     }
     retire(&shared.nsteals[own], &shared.steal_count);

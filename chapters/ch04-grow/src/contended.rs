@@ -1,0 +1,105 @@
+//! This chapter's queue in chapter 2's contended run (`ch02_poll::contention`), beside
+//! crossbeam-deque; and [`Protocol`], the same run's floor.
+
+use std::ptr::without_provenance_mut;
+use std::sync::Arc;
+
+use ch02_poll::PollStats;
+use ch02_poll::contention::{Contended, ContendedThief};
+
+use crate::{GrowOps, Owner, Reference, Stealer, WorkQueue, push_slot, take};
+
+impl<G: GrowOps> Contended for Owner<usize, G> {
+    type Thief = Stealer<usize>;
+    fn push(&self, task: usize) -> Result<(), usize> {
+        Owner::push(self, task).map_err(|full| full.into_task())
+    }
+    fn pop(&self) -> Option<usize> {
+        Owner::pop(self)
+    }
+    fn thief(&self) -> Stealer<usize> {
+        self.stealer()
+    }
+}
+
+impl ContendedThief for Stealer<usize> {
+    fn take(&mut self, stats: &mut PollStats) -> Option<usize> {
+        self.poll_counted(stats)
+    }
+}
+
+/// The protocol alone: this chapter's push, `poll` and `next_local_task`, growth included, with
+/// each task id stored in its slot as it is (`id + 1`, as a pointer never followed): no box, no
+/// pin, no hand-back. What a task's box and its reclamation cost a contended run is ours over
+/// this.
+///
+/// Right only in `race`, whose ids never repeat within a run: then no thief's CAS can match a
+/// value pushed after it read the slot (the reuse that chapter 2's pins guard against cannot
+/// happen), and no slot value is ever followed. Not a queue to use.
+pub struct Protocol(Arc<Ids>);
+
+/// The shared queue, emptied before it drops (its `Drop` would free what a slot holds).
+pub struct Ids(WorkQueue<usize>);
+
+impl Protocol {
+    /// An empty queue, growing from the JDK's first capacity.
+    pub fn new() -> Protocol {
+        Protocol(Arc::new(Ids(WorkQueue::new(crate::INITIAL_QUEUE_CAPACITY, crate::MAX_CAPACITY))))
+    }
+}
+
+impl Default for Protocol {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// An id as a slot value, and back (`id + 1`: null stays "empty").
+fn to_slot(id: usize) -> *mut usize {
+    without_provenance_mut(id + 1)
+}
+fn from_slot(p: *mut usize) -> Option<usize> {
+    (!p.is_null()).then(|| p.addr() - 1)
+}
+
+impl Drop for Ids {
+    fn drop(&mut self) {
+        // Empty the slots: what they hold are ids, not boxes.
+        while !take::next_local_task(&self.0, false).is_null() {}
+    }
+}
+
+impl Contended for Protocol {
+    type Thief = ProtocolThief;
+    fn push(&self, task: usize) -> Result<(), usize> {
+        push_slot::<usize, Reference, usize>(&self.0.0, task, to_slot).map_err(|full| full.task)
+    }
+    fn pop(&self) -> Option<usize> {
+        from_slot(take::next_local_task(&self.0.0, false))
+    }
+    fn thief(&self) -> ProtocolThief {
+        ProtocolThief(self.0.clone())
+    }
+}
+
+/// A thief on a [`Protocol`] queue: `poll`, unpinned.
+pub struct ProtocolThief(Arc<Ids>);
+
+impl ContendedThief for ProtocolThief {
+    fn take(&mut self, stats: &mut PollStats) -> Option<usize> {
+        from_slot(take::poll(&self.0.0, stats))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_floor_takes_every_id_once() {
+        let q = Protocol::new();
+        // `race` checks that every id was taken exactly once, by a thief or the owner.
+        ch02_poll::contention::race(&q, 20_000, 2).expect("each id taken once");
+        assert_eq!(q.pop(), None, "the race took everything");
+    }
+}
