@@ -2,12 +2,12 @@
 """Known-wrong variants of the chapters' library code, and the tests that must catch them.
 
 The grader's mutants (`solutions/<chapter>/mutants`) edit a reader's exercise. Some protocols
-are not exercises but are still model-checked: chapter 2's pins (`src/reclaim/pins.rs`) are one.
-Their mutants live in `chapters/<crate>/mutants/<name>.mutant`, in the grader's format plus a
+are not exercises but are still model-checked: chapter 2's pins (`chapters/reclaim/src/pins.rs`)
+are one. Their mutants live in `chapters/<crate>/mutants/<name>.mutant`, in the grader's format plus a
 `file:` line naming the source they edit (relative to the crate):
 
     # What is wrong and what it breaks.
-    file: src/reclaim/pins.rs
+    file: src/pins.rs
     caught-by: loom <test filter>          (the crate's tests/loom.rs, under --cfg loom)
     caught-by: test <target> <test filter> (one of the crate's test targets, in release)
     expect: <text the failure must print>  (optional: a loom report, an assertion's message)

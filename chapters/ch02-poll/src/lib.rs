@@ -10,8 +10,9 @@
 //! - [`push`], [`pop`]: the owner's side;
 //! - [`poll`]: the thief's side (the reference solution of the exercise), counting what it
 //!   does in [`PollStats`];
-//! - [`reclaim`]: when a taken task's memory may be freed (Java's GC decides; Rust must);
-//! - [`sync`]: std atomics, or loom's under `--cfg loom`;
+//! - the `reclaim` crate: when a taken task's memory may be freed (Java's GC decides; Rust
+//!   must), a crate of its own since chapters 2 to 7 all use it;
+//! - [`sync`]: std atomics, or loom's under `--cfg loom` (the `reclaim` crate's, re-exported);
 //! - `contention`: the contended run (1 owner, N thieves) the benchmark and probe share.
 
 #[cfg(not(loom))]
@@ -19,8 +20,7 @@ pub mod contention;
 #[cfg(loom)]
 pub mod model;
 mod queue;
-pub mod reclaim;
-pub mod sync;
+pub use reclaim::sync;
 
 /// The thief's `poll()`: the reference solution of the chapter 2 exercise.
 pub mod poll;

@@ -5,9 +5,9 @@ use ch01_ring::Full;
 use ch01_ring::ops::slot_of;
 use crossbeam_utils::CachePadded;
 
-use crate::reclaim::{pin, take_own, take_task};
 use crate::sync::{Arc, AtomicI32, AtomicPtr, Ordering};
 use crate::{PollOps, PollStats, Reference};
+use reclaim::{pin, take_own, take_task};
 
 // ANCHOR: work_queue
 /// The shared state of a work-stealing queue: chapter 1's ring with atomic slots.
@@ -102,7 +102,7 @@ pub fn push<T>(q: &WorkQueue<T>, task: T) -> Result<(), Full<T>> {
     // The JDK moves top first, then fills the slot: a thief that sees the new top before the
     // task finds a null slot inside base..top, which is the "stall" its poll waits out.
     q.top.store(s.wrapping_add(1), Ordering::Relaxed); // putIntOpaque-like: owner's own field
-    let p = crate::reclaim::boxed(task);
+    let p = reclaim::boxed(task);
     // SeqCst swap (the JDK's "fully fenced" getAndSetReference): Release publishes the task's
     // contents to the thief whose Acquire load reads this pointer.
     q.slot(s).swap(p, Ordering::SeqCst);

@@ -82,7 +82,7 @@ impl<T, O: TakeOps> Owner<T, O> {
     pub fn next_local_task(&self, fifo: bool) -> Option<T> {
         let p = O::next_local_task(self.inner.queue(), fifo);
         // SAFETY: the contract of the unsafe trait `TakeOps`: null or a pointer its swap took.
-        unsafe { ch02_poll::reclaim::take_own(p) }
+        unsafe { reclaim::take_own(p) }
     }
 
     /// LIFO take: `next_local_task(false)`.

@@ -15,9 +15,9 @@ use ch03_last_slot::{Owner, Stealer, TakeOps, WorkQueue, new_with};
 fn thief_wins_slot_and_pauses<T>(q: &WorkQueue<T>) -> T {
     let b = q.base.load(Ordering::Relaxed);
     let p = q.slot(b).swap(std::ptr::null_mut(), Ordering::SeqCst);
-    let pin = ch02_poll::reclaim::pin();
+    let pin = reclaim::pin();
     // SAFETY: we just took this pointer out of its slot, as a thief's CAS would.
-    unsafe { ch02_poll::reclaim::take_task(p, &pin) }.expect("a task at base")
+    unsafe { reclaim::take_task(p, &pin) }.expect("a task at base")
 }
 
 fn thief_finishes<T>(q: &WorkQueue<T>) {

@@ -26,7 +26,7 @@ pub use queue::{Memory, Slots, WorkQueue, push, push_slot};
 use std::cell::Cell;
 use std::marker::PhantomData;
 
-use ch02_poll::reclaim::{home, pin, take_own, take_stolen};
+use reclaim::{home, pin, take_own, take_stolen};
 
 use crate::sync::Arc;
 

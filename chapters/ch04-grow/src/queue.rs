@@ -2,8 +2,8 @@ use std::ptr::null_mut;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use ch01_ring::ops::slot_of;
-use ch02_poll::reclaim::Home;
 use crossbeam_utils::CachePadded;
+use reclaim::Home;
 
 use crate::GrowOps;
 use crate::sync::{AtomicI32, AtomicPtr, Ordering};
@@ -191,7 +191,7 @@ impl<T> Drop for WorkQueue<T> {
 /// next push hands its task back in [`Full`]. [JDK: `WorkQueue.push`]
 #[inline(always)] // into the caller's frame: the task moves straight into its box
 pub fn push<T, G: GrowOps>(q: &WorkQueue<T>, task: T) -> Result<(), Full<T>> {
-    push_slot::<T, G, T>(q, task, ch02_poll::reclaim::boxed)
+    push_slot::<T, G, T>(q, task, reclaim::boxed)
 }
 
 /// [`push`], with the slot's pointer made from `item` by `into_slot` once there is room (a task

@@ -7,10 +7,10 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use ch02_poll::reclaim::{pin, take_own, take_task};
 use ch02_poll::{Full, PollStats};
 use ch05_phase::{Queue, Queues, advance_probe, new_probe};
 use crossbeam_utils::CachePadded;
+use reclaim::{pin, take_own, take_task};
 
 use crate::{Reference, StealOps};
 

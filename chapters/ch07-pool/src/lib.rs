@@ -18,7 +18,7 @@
 //! - [`ThreadPool::stats`]: parallelism, steal count, queued tasks, sleepers, panics.
 
 mod sleep;
-pub mod sync;
+pub use ch02_poll::sync;
 #[cfg(not(loom))]
 mod task;
 

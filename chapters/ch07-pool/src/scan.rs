@@ -15,9 +15,9 @@
 
 use std::ptr::null_mut;
 
-use ch02_poll::reclaim::{pin, take_stolen};
 use ch04_grow::WorkQueue;
 use ch05_phase::{Queue, Queues};
+use reclaim::{pin, take_stolen};
 
 use crate::sync::Ordering::{Acquire, Relaxed, SeqCst};
 

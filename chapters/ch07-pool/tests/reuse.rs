@@ -2,8 +2,8 @@
 //! counts are process-wide, and no other test may push meanwhile.
 #![cfg(not(loom))]
 
-use ch02_poll::reclaim::BoxCounts;
 use ch07_pool::{ThreadPool, fib};
+use reclaim::BoxCounts;
 
 /// 16 workers on however few cores, fib(30) (1.3 million forks): at least nine boxes in ten are
 /// recycled (each new worker allocates its first few batches; the rest come back). With one

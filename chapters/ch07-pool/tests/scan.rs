@@ -5,10 +5,10 @@ use std::sync::atomic::Ordering::SeqCst;
 use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
-use ch02_poll::reclaim::take_own;
 use ch05_phase::Queues;
 use ch06_nsteals::push_job;
 use ch07_pool::scan::{Polled, scan, try_poll};
+use reclaim::take_own;
 
 /// Three worker queues (indices 1, 3, 5). Queue 1 holds tasks 10 and 11, and is *stalled*: the
 /// slot at `base` has been emptied as a thief's CAS does, and `base` not moved yet, as if that

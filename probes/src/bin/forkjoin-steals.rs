@@ -22,8 +22,8 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use ch02_poll::reclaim::BoxCounts;
 use ch07_pool::{ThreadPool, fib, fork};
+use reclaim::BoxCounts;
 
 /// One leaf: `n` rounds of rotate, multiply and xor (the same rounds as the Java leaf).
 /// Never inlined: ours, rayon and the calibration then run the very same machine code (inlined,

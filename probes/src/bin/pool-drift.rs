@@ -12,8 +12,8 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use ch02_poll::reclaim::BoxCounts;
 use ch07_pool::{ThreadPool, fib};
+use reclaim::BoxCounts;
 
 const USAGE: &str = "pool-drift [--par 2,16] [--rounds N] [--runs N] [--fib N] [--fresh]";
 

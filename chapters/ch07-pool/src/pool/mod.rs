@@ -17,7 +17,6 @@ use std::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize};
 use std::thread::JoinHandle;
 
-use ch02_poll::reclaim;
 use ch05_phase::{Queues, advance_probe};
 use ch06_nsteals::steals::{count_take, get_steal_count, retire};
 use ch06_nsteals::{Job, join_workers, pop_own, push_job};

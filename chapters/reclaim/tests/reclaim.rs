@@ -8,9 +8,7 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex, mpsc};
 use std::thread;
 
-use ch02_poll::reclaim::{
-    BATCH, Home, SEND_EVERY, boxed, home, pin, send_pending, take_own, take_stolen,
-};
+use reclaim::{BATCH, Home, SEND_EVERY, boxed, home, pin, send_pending, take_own, take_stolen};
 
 /// Held by each test for its whole run.
 static SERIAL: Mutex<()> = Mutex::new(());

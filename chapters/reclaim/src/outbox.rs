@@ -13,7 +13,8 @@ use std::cell::RefCell;
 use std::sync::Arc;
 
 use super::Home;
-use super::limbo::{Garbage, keep_garbage, sent_home};
+use super::batch::Garbage;
+use super::limbo::{keep_garbage, sent_home};
 
 /// Boxes a thief collects before it takes its home's lock.
 pub const SEND_EVERY: usize = 64;
@@ -43,7 +44,8 @@ impl Drop for Outbox {
 }
 
 thread_local! {
-    static OUTBOX: RefCell<Outbox> = const { RefCell::new(Outbox { home: None, boxes: Vec::new() }) };
+    static OUTBOX: RefCell<Outbox> =
+        const { RefCell::new(Outbox { home: None, boxes: Vec::new() }) };
 }
 
 /// Posts `g`, just taken from a queue that `home`'s thread pushes to.

@@ -1,58 +1,19 @@
 use std::alloc::Layout;
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
-use std::sync::atomic::AtomicU64;
-use std::sync::atomic::Ordering::Relaxed;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, PoisonError};
 
+use super::batch::{Garbage, ORPHANS, Sealed, free_orphans};
 use super::chain::{Chain, FAST};
+use super::counts::add;
 use super::handback::{Inbox, close_returned, seal_returned};
 use super::outbox::post;
-use super::pins::{Pinned, registry};
+use super::pins::registry;
 use super::{BATCH, Home};
 
 /// Recycled boxes kept per layout (a few batches: what is in flight while pins clear);
 /// past this many, the allocator gets them back.
 const KEEP: usize = 8 * BATCH;
-
-/// Memory of a taken task (the task moved out): an address and its layout.
-pub(super) struct Garbage {
-    /// From the global allocator (through `boxed`); holds no value.
-    memory: *mut u8,
-    /// Its task's layout: never zero-sized (`boxed` refuses those).
-    layout: Layout,
-}
-
-// SAFETY: a `Garbage` is an address and a layout; the memory it names is owned by no one
-// else (its task was moved out), so it may move to another thread (a batch left by an
-// exited thread, a box sent home), which reuses or frees it once.
-unsafe impl Send for Garbage {}
-
-impl Garbage {
-    /// # Safety
-    /// The memory came from the global allocator with `layout`, holds no value, and no one
-    /// else holds it.
-    unsafe fn free(self) {
-        // SAFETY: as above; the layout is not zero-sized, so this is a real allocation.
-        unsafe { std::alloc::dealloc(self.memory, self.layout) }
-    }
-}
-
-/// A sealed batch and the pins it waits for: boxes of the thread's main layout in a chain
-/// (`chain.rs`), any others in a vector.
-struct Sealed {
-    pinned: Pinned,
-    boxes: Vec<Garbage>,
-    chain: (Layout, Chain),
-}
-
-// SAFETY: as `Garbage`: the boxes a batch names are owned by no one else and hold no value, so
-// the batch may move to another thread (an exited thread's orphans), which frees them once.
-unsafe impl Send for Sealed {}
-
-/// Batches left by threads that exited before their pins cleared; any later seal frees the
-/// ones that have.
-static ORPHANS: Mutex<Vec<Sealed>> = Mutex::new(Vec::new());
 
 /// One thread's taken boxes: waiting for their pins, then ready for reuse.
 struct Limbo {
@@ -116,17 +77,6 @@ pub(super) fn sent_home(n: u64) {
 /// `keep` for a `Garbage`: a box sent home to a thread that has exited.
 pub(super) fn keep_garbage(g: Garbage) {
     keep(g.memory, g.layout);
-}
-
-/// What every thread has added to its totals so far (see `super::BoxCounts`).
-static REUSED: AtomicU64 = AtomicU64::new(0);
-static ALLOCATED: AtomicU64 = AtomicU64::new(0);
-static SENT_HOME: AtomicU64 = AtomicU64::new(0);
-
-/// The totals: (reused, allocated, sent home).
-pub(super) fn counts() -> (u64, u64, u64) {
-    // Relaxed: statistics; the threads that added them were joined by the caller.
-    (REUSED.load(Relaxed), ALLOCATED.load(Relaxed), SENT_HOME.load(Relaxed))
 }
 
 thread_local! {
@@ -254,9 +204,8 @@ impl Limbo {
     fn add_counts(&mut self) {
         // Relaxed: statistics.
         let fast = FAST.with(|f| f.reused.replace(0));
-        REUSED.fetch_add(std::mem::take(&mut self.reused) + fast, Relaxed);
-        ALLOCATED.fetch_add(std::mem::take(&mut self.allocated), Relaxed);
-        SENT_HOME.fetch_add(std::mem::take(&mut self.sent_home), Relaxed);
+        let reused = std::mem::take(&mut self.reused) + fast;
+        add(reused, std::mem::take(&mut self.allocated), std::mem::take(&mut self.sent_home));
     }
 
     /// `g`'s pins have cleared: keep it for `reuse`, or free it past `KEEP`.
@@ -293,25 +242,6 @@ fn recycle_chain((layout, chain): (Layout, Chain)) {
     let Err(chain) = FAST.with(|f| f.make_all_ready(layout, chain, KEEP)) else { return };
     // SAFETY: its pins have cleared, and it holds boxes of `layout` that no one else holds.
     unsafe { chain.free(layout) };
-}
-
-/// Frees the orphaned batches whose pins have cleared (skipped when another thread is
-/// at it: the next seal will look again).
-fn free_orphans() {
-    let Ok(mut orphans) = ORPHANS.try_lock() else { return };
-    orphans.retain_mut(|b| {
-        if !b.pinned.passed() {
-            return true;
-        }
-        for g in b.boxes.drain(..) {
-            // SAFETY: its pins have cleared, it holds no value, and only this batch had it.
-            unsafe { g.free() };
-        }
-        let (layout, chain) = std::mem::replace(&mut b.chain, (Layout::new::<()>(), Chain::EMPTY));
-        // SAFETY: as above, for each box of the chain, all of `layout`.
-        unsafe { chain.free(layout) };
-        false
-    });
 }
 
 impl Drop for Limbo {

@@ -1,4 +1,6 @@
-//! When a taken task's memory may be freed.
+//! When a taken task's memory may be freed: chapter 2's reclamation, a crate of its own because
+//! chapters 2 to 7 all push and take through it. Chapter 2's page tells its story and includes
+//! its code.
 //!
 //! A thief reads a task pointer `t` from a slot, rechecks `base`, and only then tries its CAS.
 //! If it is descheduled in between, the task can be taken by someone else, run, and its `Box`
@@ -32,6 +34,9 @@
 //!   and come back in lists threaded through the boxes themselves, kept in plain thread-local
 //!   cells: a push and a take each move a pointer or two, and the limbo proper is reached once
 //!   per batch.
+//!
+//! One file per concept: `pins.rs`, `handback.rs`, `outbox.rs`, `limbo.rs`, `chain.rs`,
+//! `counts.rs`, and `sync.rs` (std's atomics, or loom's: the chapters use it too).
 //!
 //! The pins, and the hand-back of a stolen box, have loom models of their own (`tests/loom.rs`,
 //! with a [`pins::Registry`] and a [`handback::Inbox`] made in the model); under loom, [`pin`]
@@ -72,45 +77,6 @@ impl Drop for Pin {
     }
 }
 
-/// How many boxes [`boxed`] has handed out since the program started, recycled and from the
-/// allocator. Each thread adds its counts every [`BATCH`] takes and when it exits, so the totals
-/// are exact once the threads that pushed have exited (a pool after its shutdown), and lag
-/// behind before. (Under loom, zeros: nothing is recycled there.)
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct BoxCounts {
-    pub reused: u64,
-    pub allocated: u64,
-    /// Of the boxes taken, those a thief sent back to the thread that pushed them
-    /// ([`take_stolen`]).
-    pub sent_home: u64,
-}
-
-impl BoxCounts {
-    /// The totals now.
-    pub fn now() -> BoxCounts {
-        #[cfg(not(loom))]
-        let (reused, allocated, sent_home) = limbo::counts();
-        #[cfg(loom)]
-        let (reused, allocated, sent_home) = (0, 0, 0);
-        BoxCounts { reused, allocated, sent_home }
-    }
-
-    /// The boxes handed out since `earlier`.
-    pub fn since(self, earlier: BoxCounts) -> BoxCounts {
-        BoxCounts {
-            reused: self.reused - earlier.reused,
-            allocated: self.allocated - earlier.allocated,
-            sent_home: self.sent_home - earlier.sent_home,
-        }
-    }
-
-    /// The share of boxes that were recycled, 0 to 1 (0 when none were handed out).
-    pub fn reuse_ratio(self) -> f64 {
-        let all = self.reused + self.allocated;
-        if all == 0 { 0.0 } else { self.reused as f64 / all as f64 }
-    }
-}
-
 /// Moves `task` into memory of its own, for a slot: a recycled box of its layout when this
 /// thread has one whose pins have cleared, else a new one (same layout either way, so it may be
 /// freed as a `Box<T>`, or handed to [`take_task`]/[`take_own`]).
@@ -147,7 +113,7 @@ pub unsafe fn take_task<T>(p: *mut T, pin: &Pin) -> Option<T> {
 /// pushed them (see [`take_stolen`]).
 pub struct Home {
     #[cfg(not(loom))]
-    inbox: handback::Inbox<limbo::Garbage>,
+    inbox: handback::Inbox<batch::Garbage>,
 }
 
 /// This thread's [`Home`] (under loom, a home that keeps nothing: boxes are freed at once there).
@@ -161,10 +127,11 @@ pub fn home() -> std::sync::Arc<Home> {
 // ANCHOR: take_stolen
 /// A thief's take, after its pin has ended: moves the task out of `p`, and sends the memory
 /// back to `home`, the thread that pushed it, where there is one (else keeps it, as
-/// [`take_task`]). The box goes by way of this thread's outbox (`outbox.rs`), a few at a time:
-/// [`send_pending`] sends what it holds. The thief's pin covers its reads of the slot up to its CAS; from the CAS on,
-/// the task is the thief's alone, so the rest, which may wait for a lock, runs unpinned (a
-/// thread descheduled while pinned holds back every batch sealed meanwhile).
+/// [`take_task`]). The box goes by way of this thread's outbox (`outbox.rs`), a few at a
+/// time: [`send_pending`] sends what it holds. The thief's pin covers its reads of the slot up
+/// to its CAS; from the CAS on, the task is the thief's alone, so the rest, which may wait for
+/// a lock, runs unpinned (a thread descheduled while pinned holds back every batch sealed
+/// meanwhile).
 ///
 /// Why send it home: recycled into the thief's own pushes, a stolen box would share its cache
 /// line with the pusher's boxes, and the two threads' writes would fight over the line (false
@@ -221,6 +188,13 @@ pub unsafe fn take_own<T>(p: *mut T) -> Option<T> {
     Some(task)
 }
 
+pub mod sync;
+
+mod counts;
+pub use counts::BoxCounts;
+
+#[cfg(not(loom))]
+mod batch;
 #[cfg(not(loom))]
 mod chain;
 pub mod handback;

@@ -1,0 +1,39 @@
+//! One place that decides where the atomics and the blocking primitives come from: loom's
+//! model-checked versions under `--cfg loom`, std's otherwise. Every chapter imports from here
+//! (chapter 2 re-exports it as `ch02_poll::sync`).
+
+#[cfg(loom)]
+pub use loom::sync::atomic::{AtomicI32, AtomicPtr, AtomicU64, AtomicUsize, Ordering, fence};
+#[cfg(loom)]
+pub use loom::sync::{Arc, Condvar, Mutex, MutexGuard};
+
+#[cfg(not(loom))]
+pub use std::sync::atomic::{AtomicI32, AtomicPtr, AtomicU64, AtomicUsize, Ordering, fence};
+#[cfg(not(loom))]
+pub use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+
+/// One round of a spin-wait (the JDK's `Thread.onSpinWait()`).
+#[inline]
+pub fn spin() {
+    outside_loom(std::hint::spin_loop);
+}
+
+/// Gives the processor to another thread (chapter 7: a waiting joiner with nothing to help
+/// with).
+#[inline]
+pub fn yield_now() {
+    outside_loom(std::thread::yield_now);
+}
+
+/// Runs `wait`; under loom, yields instead, so that the model checker can run the thread being
+/// waited for.
+#[inline(always)]
+fn outside_loom(wait: fn()) {
+    #[cfg(loom)]
+    {
+        let _ = wait;
+        loom::thread::yield_now();
+    }
+    #[cfg(not(loom))]
+    wait();
+}
