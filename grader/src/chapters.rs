@@ -41,6 +41,10 @@ impl Chapter {
     pub fn mutants(&self) -> String {
         format!("solutions/{}/mutants", self.name)
     }
+    /// The generated mutants that no correct test can tell from the reference, with reasons.
+    pub fn equivalents(&self) -> String {
+        format!("solutions/{}/equivalent.txt", self.name)
+    }
 }
 
 pub const CHAPTERS: &[Chapter] = &[

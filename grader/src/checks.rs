@@ -5,7 +5,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use crate::chapters::Chapter;
-use crate::run::{Output, run};
+use crate::run::{Limits, Output, run};
 
 /// The checks, in the order they run. Each later check needs the earlier ones to pass
 /// (a file that does not compile is not tested; a wrong answer is not timed).
@@ -36,17 +36,23 @@ impl Check {
         Check::ALL.into_iter().find(|c| c.name() == s.trim())
     }
 
-    /// How long the check may take before it is cut and reported as a hang.
-    fn limit(self) -> Duration {
-        Duration::from_secs(match self {
+    /// How long the check may take before it is cut and reported as a hang: in all, and, for
+    /// the tests, without a test finishing (the reference's longest silence is about a second).
+    fn limits(self) -> Limits {
+        let total = Duration::from_secs(match self {
             Check::Build => 600,
             Check::Tests => 120,
             Check::Loom => 600,
             Check::Clippy => 300,
             Check::Bench => 300,
-        })
+        });
+        let quiet = (self == Check::Tests).then_some(QUIET);
+        Limits { total, quiet }
     }
 }
+
+/// How long the tests may go without one finishing before they count as stuck.
+pub const QUIET: Duration = Duration::from_secs(10);
 
 /// How one check ended.
 #[derive(Clone, Debug, PartialEq)]
@@ -91,7 +97,7 @@ impl Target<'_> {
     fn go(&self, check: Check, cmd: Command) -> Output {
         let _ = std::fs::create_dir_all(&self.scratch);
         let log = self.scratch.join(format!("{}.log", check.name()));
-        let mut out = run(cmd, check.limit(), Some(&log));
+        let mut out = run(cmd, check.limits(), Some(&log));
         // Paths relative to the workspace, as the reader sees them.
         out.text = out.text.replace(&format!("{}/", self.root.display()), "");
         out
@@ -127,10 +133,19 @@ impl Target<'_> {
     }
 
     fn hang(&self, check: Check, out: &Output) -> Option<Verdict> {
+        if let Some(stacks) = &out.stalled {
+            return Some(Verdict::Fail(format!(
+                "stuck: no test finished for {} s, so something loops or waits forever; {} \
+                 (log: {})",
+                QUIET.as_secs(),
+                where_stuck(stacks),
+                self.log(check)
+            )));
+        }
         out.timed_out.then(|| {
             Verdict::Fail(format!(
                 "cut after {} s: something loops or waits forever (log: {})",
-                check.limit().as_secs(),
+                check.limits().total.as_secs(),
                 self.log(check)
             ))
         })
@@ -569,5 +584,71 @@ mod tests {
                     thread 'exercise::pop' panicked at tests/ring.rs:4:9:\nnot yet implemented: pop\nnote: run with";
         assert_eq!(failed_tests(text), ["pop"]);
         assert_eq!(first_panic(text).unwrap(), "not yet implemented: pop (at tests/ring.rs:4:9)");
+    }
+}
+
+/// `a::b<c::D<E>>::f<G>` without its generic arguments: `a::b::f`.
+fn without_generics(path: &str) -> String {
+    let mut depth = 0usize;
+    path.chars()
+        .filter(|&c| {
+            match c {
+                '<' => depth += 1,
+                '>' => depth = depth.saturating_sub(1),
+                _ => return depth == 0,
+            }
+            false
+        })
+        .collect()
+}
+
+/// Where the threads of a stuck test were, from gdb's backtraces: each thread that was in the
+/// exercise, at its line there, with the test that called it.
+pub fn where_stuck(stacks: &str) -> String {
+    let mut found = Vec::new();
+    for thread in stacks.split("\nThread ").skip(1) {
+        let frames: Vec<&str> = thread.lines().filter(|l| l.starts_with('#')).collect();
+        let at = |needle: &str| {
+            frames.iter().find(|f| f.contains(needle)).map(|f| {
+                let file = f.rsplit(" at ").next().unwrap_or("");
+                let file = file.rsplit('/').next().unwrap_or(file);
+                let func = f.split(" in ").nth(1).and_then(|r| r.split(" (").next()).unwrap_or("?");
+                let func = without_generics(func);
+                (file.to_string(), func.rsplit("::").next().unwrap_or(&func).to_string())
+            })
+        };
+        let Some((line, func)) = at("exercise.rs:") else { continue };
+        let test = at("/tests/").map(|(l, f)| format!(", called from the test {f} ({l})"));
+        let here = format!("the exercise's {func} at {line}{}", test.unwrap_or_default());
+        if !found.contains(&here) {
+            found.push(here);
+        }
+    }
+    match found.len() {
+        0 if stacks.trim().is_empty() => "no stacks (gdb missing?)".into(),
+        0 => "no thread was inside the exercise (a wait around it, then)".into(),
+        _ => format!("stuck in {}", found.into_iter().take(3).collect::<Vec<_>>().join("; ")),
+    }
+}
+
+#[cfg(test)]
+mod stuck_tests {
+    use super::where_stuck;
+
+    #[test]
+    fn names_the_exercise_line_and_its_test() {
+        let gdb = "\nThread 2 (Thread 0x7f (LWP 12) \"exercise::a_mil\"):\n\
+            #0  0x1 in core::sync::atomic::atomic_load<i32> () at /rustc/x/atomic.rs:3560\n\
+            #1  0x2 in ch02_poll::exercise::poll<usize> () at /w/target/grade/ch02/g/exercise.rs:27\n\
+            #2  0x3 in poll::exercise::a_million_tasks_exactly_once () at /w/chapters/ch02-poll/tests/poll.rs:120\n\
+            \nThread 1 (Thread 0x7e (LWP 11) \"poll\"):\n\
+            #0  0x4 in std::thread::park () at /rustc/x/mod.rs:1\n";
+        assert_eq!(
+            where_stuck(gdb),
+            "stuck in the exercise's poll at exercise.rs:27, called from the test \
+             a_million_tasks_exactly_once (poll.rs:120)"
+        );
+        assert!(where_stuck("").contains("gdb missing"));
+        assert!(where_stuck(&gdb.replace("exercise.rs", "queue.rs")).contains("no thread"));
     }
 }

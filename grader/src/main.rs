@@ -8,13 +8,16 @@
 //! cargo grade --reset [ch01]  forget saved progress
 //! cargo grade --check [ch01]  for CI: the reference passes every check (and, through the
 //!                             benchmark gate, times within 1.4x of itself), the shipped
-//!                             stub fails, every mutant is caught by the check it names
+//!                             stub fails, every mutant is caught by the check it names, and
+//!                             every mutant cargo-mutants generates from the reference fails
+//!                             a check or is listed as equivalent, with its reason
 //! cargo grade --list          the chapters
 //! cargo grade ch02 --mutant NAME  write that known-wrong variant to target/grade, print its path
 //! ```
 
 mod chapters;
 mod checks;
+mod generated;
 mod hints;
 mod mutants;
 mod run;
@@ -325,6 +328,7 @@ const FAIR_GATE: f64 = 1.4;
 /// `--check`: one line per claim, then `N passed, N failed`.
 fn self_check(root: &Path, chapters: &[&'static Chapter]) -> ExitCode {
     let (mut passed, mut failed) = (0u32, 0u32);
+    let mut generated_total = Tally::default();
     let mut claim = |ok: bool, text: String| {
         println!("{} {text}", if ok { "ok  " } else { "FAIL" });
         if ok { passed += 1 } else { failed += 1 }
@@ -412,9 +416,134 @@ fn self_check(root: &Path, chapters: &[&'static Chapter]) -> ExitCode {
                 ),
             );
         }
+        let tally = generated_mutants(root, chapter, &mut claim);
+        generated_total.add(&tally);
     }
+    let g = generated_total;
+    println!(
+        "generated mutants: {} caught, {} equivalent, {} missed ({} that do not compile)",
+        g.caught, g.equivalent, g.missed, g.unviable
+    );
     println!("grade --check: {passed} passed, {failed} failed");
     if failed == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+}
+
+/// What became of a chapter's generated mutants.
+#[derive(Default)]
+struct Tally {
+    caught: u32,
+    equivalent: u32,
+    missed: u32,
+    unviable: u32,
+}
+
+impl Tally {
+    fn add(&mut self, o: &Tally) {
+        self.caught += o.caught;
+        self.equivalent += o.equivalent;
+        self.missed += o.missed;
+        self.unviable += o.unviable;
+    }
+}
+
+/// Grades each mutant cargo-mutants generates from the chapter's reference as an exercise
+/// (`generated.rs`): caught when a check fails, missed when every check passes and
+/// `equivalent.txt` does not list it with a reason. Claims one line per chapter, naming each
+/// mutant missed or listed wrongly.
+fn generated_mutants(
+    root: &Path,
+    chapter: &'static Chapter,
+    claim: &mut dyn FnMut(bool, String),
+) -> Tally {
+    let mut tally = Tally::default();
+    if let Err(e) = generated::check_version(root) {
+        claim(false, format!("{} generated mutants: {e}", chapter.id));
+        return tally;
+    }
+    let reference_path = root.join(chapter.solution);
+    let file = match reference_path.canonicalize() {
+        Ok(p) => p
+            .strip_prefix(root.canonicalize().unwrap_or(root.to_path_buf()))
+            .map(Path::to_path_buf)
+            .unwrap_or(p),
+        Err(e) => {
+            claim(false, format!("{} reference {}: {e}", chapter.id, chapter.solution));
+            return tally;
+        }
+    };
+    let equivalent_file = root.join(chapter.equivalents());
+    let (list, equivalents) = match (
+        generated::list(root, chapter.name, &file.display().to_string()),
+        generated::equivalents(&equivalent_file),
+    ) {
+        (Ok(l), Ok(e)) => (l, e),
+        (Err(e), _) | (_, Err(e)) => {
+            claim(false, format!("{} generated mutants: {e}", chapter.id));
+            return tally;
+        }
+    };
+    let reference = std::fs::read_to_string(&reference_path).unwrap_or_default();
+    let mut wrong = Vec::new();
+    for (i, m) in list.iter().enumerate() {
+        let listed = equivalents.iter().find(|(n, _)| *n == m.name);
+        println!("== {}: generated mutant {}/{}: {}", chapter.id, i + 1, list.len(), m.name);
+        let text = match m.apply(&reference) {
+            Ok(t) => t,
+            Err(e) => {
+                wrong.push(e);
+                continue;
+            }
+        };
+        let dir = root.join("target/grade").join(chapter.id).join(format!("generated-{i}"));
+        let path = dir.join("exercise.rs");
+        if let Err(e) = std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, text)) {
+            wrong.push(format!("{}: {e}", path.display()));
+            continue;
+        }
+        // Clippy is left out: a lint on the edited line says nothing of its behaviour.
+        let only = [Check::Build, Check::Tests, Check::Loom, Check::Bench];
+        let r = run_checks(&target(root, chapter, path, &format!("generated-{i}")), Some(&only));
+        let failed = r.iter().find(|(_, v)| matches!(v, Verdict::Fail(_)));
+        match (failed, listed) {
+            (Some((Check::Build, _)), _) => tally.unviable += 1,
+            (Some((check, _)), None) => {
+                tally.caught += 1;
+                println!("   caught by {}: {}", check.name(), summary(&r));
+            }
+            (Some((check, _)), Some(_)) => wrong.push(format!(
+                "{} is listed as equivalent in {} but {} catches it",
+                m.name,
+                chapter.equivalents(),
+                check.name()
+            )),
+            (None, Some((_, why))) => {
+                tally.equivalent += 1;
+                println!("   equivalent: {why}");
+            }
+            (None, None) => {
+                tally.missed += 1;
+                wrong.push(format!("{} passes every check (missed)", m.name));
+            }
+        }
+    }
+    for (name, _) in &equivalents {
+        if !list.iter().any(|m| m.name == *name) {
+            wrong.push(format!("{name} is listed in {} but not generated", chapter.equivalents()));
+        }
+    }
+    claim(
+        wrong.is_empty(),
+        format!(
+            "{} generated mutants: {} caught, {} equivalent, {} missed, {} do not compile{}",
+            chapter.id,
+            tally.caught,
+            tally.equivalent,
+            tally.missed,
+            tally.unviable,
+            if wrong.is_empty() { String::new() } else { format!(": {}", wrong.join("; ")) }
+        ),
+    );
+    tally
 }
 
 /// The stub as committed (so a reader's edits do not change what `--check` proves),

@@ -109,6 +109,37 @@ fn a_reused_slot_is_not_taken_for_its_old_index<P: PollOps + 'static>() {
     });
 }
 
+/// `rechecks` counts the rounds in which `base` moved between a thief's first read of it and its
+/// recheck: two thieves on two tasks meet that in some interleaving, and the count shows it
+/// there. (A model checks one execution at a time, so this one notes across all of them that
+/// some execution counted a recheck; a `poll` that skips the count fails it, as a generated
+/// mutant did.)
+fn a_moved_base_is_counted_as_a_recheck<P: PollOps + 'static>() {
+    use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+    static COUNTED: AtomicBool = AtomicBool::new(false);
+    COUNTED.store(false, Relaxed);
+    loom::model(|| {
+        let (owner, stealer) = new_with::<Task, P>(4);
+        owner.push(task(0)).unwrap();
+        owner.push(task(1)).unwrap();
+        let other = stealer.clone();
+        let count = |s: Stealer<Task, P>| {
+            let mut stats = ch02_poll::PollStats::default();
+            let got = s.poll_counted(&mut stats).map(run);
+            (got.into_iter().collect::<Vec<_>>(), stats.rechecks)
+        };
+        let h = thread::spawn(move || count(other));
+        let (mine, r1) = count(stealer);
+        let (theirs, r2) = h.join().unwrap();
+        let rest: Vec<usize> = std::iter::from_fn(|| owner.pop().map(run)).collect();
+        exactly_once(2, &[&mine, &theirs, &rest]);
+        if r1 + r2 > 0 {
+            COUNTED.store(true, Relaxed); // Relaxed: read after the model, on this thread
+        }
+    });
+    assert!(COUNTED.load(Relaxed), "no interleaving counted a recheck");
+}
+
 macro_rules! models {
     ($ops:ty) => {
         #[test]
@@ -126,6 +157,10 @@ macro_rules! models {
         #[test]
         fn the_queue_survives_a_lost_last_task() {
             super::the_queue_survives_a_lost_last_task::<$ops>();
+        }
+        #[test]
+        fn a_moved_base_is_counted_as_a_recheck() {
+            super::a_moved_base_is_counted_as_a_recheck::<$ops>();
         }
         #[test]
         fn a_reused_slot_is_not_taken_for_its_old_index() {
