@@ -3,7 +3,8 @@
 # the files it writes name the machine, the date and the command.
 #
 #   scripts/figures.sh          all figures
-#   scripts/figures.sh ch04     one chapter's figures (several may be named; also: contention, lab)
+#   scripts/figures.sh ch04     one chapter's figures (several may be named; also: contention, lab,
+#                               and loom: every chapter's loom runs on its mutants, with timelines)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -46,7 +47,7 @@ loom_mutant() {
   label "loom on the mutant $m" "f=\$(cargo grade $ch --mutant $m); RUSTFLAGS=\"--cfg loom\" LOOM_MAX_PREEMPTIONS=3 ${loc:+$loc }GRADE_EXERCISE_FILE=\$f cargo test -p $crate --features exercise --release --test loom -- $filter --test-threads=1"
   env RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=3 $loc CARGO_TARGET_DIR=target/loom GRADE_EXERCISE_FILE="$f" \
     cargo test -q -p "$crate" --features exercise --release --test loom -- "$filter" --test-threads=1 2>&1 |
-    grep -v '^\s*[0-9]*: \|^\s*at \|^note: \|^$\|^stack backtrace\|^error: test failed\|^Caused by\|^  process didn\|^warning\|^ *[0-9]* *|\|^ *-->\|^ *= ' || true
+    grep -av '^\s*[0-9]*: \|^\s*at \|^note: \|^$\|^stack backtrace\|^error: test failed\|^Caused by\|^  process didn\|^warning\|^ *[0-9]* *|\|^ *-->\|^ *= ' || true
 }
 
 if want ch01; then
@@ -69,7 +70,7 @@ python3 scripts/bench_table.py "$home" chapters/ch01-ring/figures/bench.md 512 "
 
 fi
 
-if want ch02; then
+if want ch02 || want loom; then
 echo "[figures] ch02: loom on the reference and on two mutants"
 loom_run() { # file-to-test, test filter
   RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=3 CARGO_TARGET_DIR=target/loom GRADE_EXERCISE_FILE="$1" \
@@ -106,12 +107,13 @@ if want ch03; then
 echo "[figures] ch03: the no-branch mutant under the paused-thief test and under loom"
 test_mutant ch03 ch03-last-slot no_last_slot_branch take the_owner_never_waits_for_a_paused_thief_on_the_last_task \
   "the paused-thief test" > chapters/ch03-last-slot/figures/paused-thief-no-branch.txt
-f=$(cargo grade ch03 --mutant no_last_slot_branch)
-cmd="f=\$(cargo grade ch03 --mutant no_last_slot_branch); RUSTFLAGS=\"--cfg loom\" LOOM_MAX_PREEMPTIONS=3 GRADE_EXERCISE_FILE=\$f cargo test -p ch03-last-slot --features exercise --release --test loom -- exercise:: --test-threads=1"
-{ label "loom on the mutant no_last_slot_branch" "$cmd"
-  RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=3 CARGO_TARGET_DIR=target/loom GRADE_EXERCISE_FILE=$f \
-    cargo test -q -p ch03-last-slot --features exercise --release --test loom -- exercise:: --test-threads=1 2>&1 | grep -E '^test |test result|^running' || true
-} > chapters/ch03-last-slot/figures/loom-no-branch.txt
+fi
+
+if want ch03 || want loom; then
+echo "[figures] ch03: loom on the no-branch mutant"
+loom_mutant ch03 ch03-last-slot no_last_slot_branch exercise:: > chapters/ch03-last-slot/figures/loom-no-branch.txt
+echo "[figures] ch03: loom on the mutant that ignores a null swap, with its timeline"
+loom_mutant ch03 ch03-last-slot ignore_null_swap exercise:: > chapters/ch03-last-slot/figures/loom-ignore_null_swap.txt
 fi
 
 if want ch03; then
@@ -121,11 +123,15 @@ python3 scripts/bench_table.py "$home" chapters/ch03-last-slot/figures/bench.md 
   "owner_fifo_push_take:ch03 Owner,crossbeam Worker"
 fi
 
-if want ch04; then
-echo "[figures] ch04: loom on two mutants, the stall test on a third"
+if want ch04 || want loom; then
+echo "[figures] ch04: loom on two mutants"
 for m in relaxed_publish copy_from_base_without_nulling; do
   loom_mutant ch04 ch04-grow $m exercise::a_thief location > chapters/ch04-grow/figures/loom-$m.txt
 done
+fi
+
+if want ch04; then
+echo "[figures] ch04: the stall test on a mutant"
 test_mutant ch04 ch04-grow publish_before_move grow thieves_are_not_stalled_by_a_move \
   "the stall test" > chapters/ch04-grow/figures/stalls-publish-first.txt
 fi
@@ -143,9 +149,13 @@ python3 scripts/bench_table.py "$home" chapters/ch04-grow/figures/bench.md 8192 
 fi
 
 if want ch05; then
-echo "[figures] ch05: the phase probe on the real JDK 25, and loom on two mutants"
+echo "[figures] ch05: the phase probe on the real JDK 25"
 cmd="probes/jdk/run.sh PhaseProbe"
 { label "the phase probe on the real JDK 25 ForkJoinPool(2), after one empty task" "$cmd"; $cmd; } > chapters/ch05-phase/figures/jdk-phase-probe.txt
+fi
+
+if want ch05 || want loom; then
+echo "[figures] ch05: loom on two mutants"
 for m in no_release_fence read_without_recheck; do
   loom_mutant ch05 ch05-phase $m exercise::a_seqlock > chapters/ch05-phase/figures/loom-$m.txt
 done
@@ -163,6 +173,11 @@ if want ch06; then
 echo "[figures] ch06: how far getStealCount lags the truth while busy"
 cmd="cargo run --release -p probes --bin steal-lag -- --workers 2 --tasks 200000"
 { label "steal-lag: get_steal_count() sampled against the ground truth" "$cmd"; $cmd; } > chapters/ch06-nsteals/figures/steal-lag.txt
+fi
+
+if want ch07 || want loom; then
+echo "[figures] ch07: loom on the mutant that parks without its recheck"
+loom_mutant ch07 ch07-pool park_without_recheck exercise:: location > chapters/ch07-pool/figures/loom-park_without_recheck.txt
 fi
 
 if want ch07; then

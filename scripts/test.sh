@@ -60,6 +60,25 @@ loom_guard_fails() {
   echo "a loom suite that runs no model is refused"
 }
 
+# A shipped loom mutant, graded as a reader's file: the report card must show the failing
+# execution as a timeline whose steps name exercise.rs lines, and quote those lines (here the
+# Relaxed slot load the mutant made). The same card with the timeline cut out must fail the
+# check, so that it can fail.
+has_timeline() {
+  grep -qE "^ +[0-9]+ +exercise\.rs:[0-9]+ (load|store|cas|swap)" <<<"$1" &&
+    grep -qE "^ +exercise\.rs:[0-9]+: let t = q\.slot\(b\)\.load\(Relaxed\);" <<<"$1"
+}
+loom_timeline_shown() {
+  local m out
+  m=$(cargo grade ch02 --mutant relaxed_slot_load) || return 1
+  out=$(cargo grade ch02 --file "$m" 2>&1) && { echo "$out"; echo "the mutant passed every check"; return 1; }
+  has_timeline "$out" ||
+    { echo "$out" | tail -40; echo "no timeline naming the exercise's lines in the report card"; return 1; }
+  ! has_timeline "$(sed "/loom's failing execution/,\$d" <<<"$out")" ||
+    { echo "the timeline check passed a card without a timeline"; return 1; }
+  echo "the report card shows the failing execution step by step, in exercise.rs's lines"
+}
+
 # `mdbook test` links the chapter crates from a fresh target dir of their own:
 # two builds of one crate in the same deps folder make rustc refuse to pick one.
 book_snippets() {
@@ -248,6 +267,7 @@ step "cargo clippy -D warnings" cargo clippy -q --workspace --all-targets -- -D 
 step "cargo test (unit, property, probe, doc tests)" cargo test -q --workspace
 step "benchmarks smoke (criterion --test)" cargo bench -q --workspace -- --test
 step "loom models" loom_models
+step "a loom failure shows its execution in the exercise's own lines" loom_timeline_shown
 step "the loom step fails when no model runs" loom_guard_fails
 step "library mutants: each caught by the test it names" python3 scripts/library_mutants.py
 step "library mutants: a harmless edit is not counted as caught" python3 scripts/library_mutants.py --self-test

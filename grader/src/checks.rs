@@ -416,9 +416,15 @@ fn explain_loom(text: &str, models: &str) -> String {
     if text.contains("deadlock") {
         out.push("every thread waits for another: a lock or a spin that nobody releases.".into());
     }
-    // With LOOM_LOCATION=1 loom names the racing accesses by file and line.
+    // With LOOM_LOCATION=1 loom names the racing accesses by file and line. (The compiler's
+    // warnings, which point at lines with `-->` too, are left out.)
     let mut places: Vec<&str> = Vec::new();
-    for l in text.lines().filter(|l| l.contains(".rs:") && !l.contains("panicked at")) {
+    let mut in_warning = false;
+    let loom_lines = text.lines().filter(|l| {
+        in_warning = (in_warning && !l.trim().is_empty()) || l.starts_with("warning");
+        !in_warning
+    });
+    for l in loom_lines.filter(|l| l.contains(".rs:") && !l.contains("panicked at")) {
         if (l.contains("created:") || l.contains(" @ ") || l.contains("-->"))
             && !places.contains(&l)
             && places.len() < 4
@@ -438,7 +444,20 @@ fn explain_loom(text: &str, models: &str) -> String {
     if out.is_empty() {
         out.push("see the loom log".into());
     }
+    if let Some(timeline) = timeline(text) {
+        out.push(timeline);
+    }
     out.join("\n")
+}
+
+/// The first failing execution as the chapter's `sync` shim printed it under loom (one column
+/// per thread, the lines it names below), if the log has one.
+pub fn timeline(text: &str) -> Option<String> {
+    const START: &str = "--- loom's failing execution";
+    const END: &str = "--- end of the execution ---";
+    let from = text.find(START)?;
+    let to = text[from..].find(END).map_or(text.len(), |i| from + i + END.len());
+    Some(text[from..to].to_string())
 }
 
 /// The doc comment (`///` lines) of `fn name` in `source`, joined into one paragraph.

@@ -13,6 +13,7 @@
 //!                             a check or is listed as equivalent, with its reason
 //! cargo grade --list          the chapters
 //! cargo grade ch02 --mutant NAME  write that known-wrong variant to target/grade, print its path
+//! cargo grade ch02 --file PATH     grade PATH as the exercise (progress is not recorded)
 //! ```
 
 mod chapters;
@@ -42,21 +43,21 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let root = workspace_root();
     let flag = |f: &str| args.iter().any(|a| a == f);
-    // `--mutant NAME` takes a value; every other bare word names a chapter.
-    let mutant = args
-        .iter()
-        .position(|a| a == "--mutant")
-        .map(|i| args.get(i + 1).cloned().unwrap_or_default());
+    // `--mutant NAME` and `--file PATH` take a value; every other bare word names a chapter.
+    let value = |flag: &str| {
+        args.iter().position(|a| a == flag).map(|i| args.get(i + 1).cloned().unwrap_or_default())
+    };
+    let (mutant, file) = (value("--mutant"), value("--file"));
     let names: Vec<&str> = args
         .iter()
         .enumerate()
         .filter(|&(i, a)| {
-            let is_mutant_name = i > 0 && args[i - 1] == "--mutant";
-            !a.starts_with("--") && !is_mutant_name
+            let is_value = i > 0 && ["--mutant", "--file"].contains(&args[i - 1].as_str());
+            !a.starts_with("--") && !is_value
         })
         .map(|(_, a)| a.as_str())
         .collect();
-    let known = ["--check", "--hint", "--all", "--reset", "--list", "--help", "--mutant"];
+    let known = ["--check", "--hint", "--all", "--reset", "--list", "--help", "--mutant", "--file"];
     if let Some(bad) = args.iter().find(|a| a.starts_with("--") && !known.contains(&a.as_str())) {
         eprintln!("grade: unknown option {bad}\n");
         eprintln!("{}", usage());
@@ -124,7 +125,21 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         [c] if flag("--hint") => hints(&root, c, &mut state, flag("--all")),
-        [c] => grade(&root, c, &mut state),
+        [c] => match file {
+            Some(f) if f.is_empty() => {
+                eprintln!("grade: --file needs a path: cargo grade ch02 --file my_poll.rs");
+                ExitCode::from(2)
+            }
+            Some(f) if !Path::new(&f).is_file() => {
+                eprintln!("grade: {f}: no such file");
+                ExitCode::from(2)
+            }
+            Some(f) => {
+                let path = std::fs::canonicalize(&f).unwrap_or_else(|_| PathBuf::from(&f));
+                grade(&root, c, &path, None)
+            }
+            None => grade(&root, c, &root.join(c.exercise()), Some(&mut state)),
+        },
         _ => {
             eprintln!("grade: one chapter at a time, please (or --check for all)");
             ExitCode::from(2)
@@ -135,6 +150,7 @@ fn main() -> ExitCode {
 fn usage() -> &'static str {
     "usage: cargo grade [CHAPTER] [--hint [--all]] | --reset [CHAPTER] | --check [CHAPTER...] | --list\n\
      \x20      cargo grade CHAPTER --mutant NAME   (write a known-wrong variant, print its path)\n\
+     \x20      cargo grade CHAPTER --file PATH     (grade PATH as the exercise; progress not kept)\n\
      CHAPTER is ch01, ch01-ring or 1."
 }
 
@@ -202,11 +218,18 @@ fn target<'a>(root: &'a Path, chapter: &'static Chapter, file: PathBuf, tag: &st
     Target { root, chapter, file, scratch: root.join("target/grade").join(chapter.id).join(tag) }
 }
 
-fn grade(root: &Path, chapter: &'static Chapter, state: &mut State) -> ExitCode {
-    let file = root.join(chapter.exercise());
+/// Grades `file` as the chapter's exercise and prints the report card; records the progress in
+/// `state` (none for a file given with `--file`).
+fn grade(
+    root: &Path,
+    chapter: &'static Chapter,
+    file: &Path,
+    state: Option<&mut State>,
+) -> ExitCode {
     println!("cargo grade {}: {}", chapter.id, chapter.title);
-    println!("  exercise: {}\n", chapter.exercise());
-    let results = run_checks(&target(root, chapter, file, "exercise"), None);
+    let shown = file.strip_prefix(root).unwrap_or(file);
+    println!("  exercise: {}\n", shown.display());
+    let results = run_checks(&target(root, chapter, file.to_path_buf(), "exercise"), None);
     println!();
     for (check, verdict) in &results {
         let (mark, text) = match verdict {
@@ -228,7 +251,9 @@ fn grade(root: &Path, chapter: &'static Chapter, state: &mut State) -> ExitCode 
         .filter(|(_, v)| !matches!(v, Verdict::Skip(s) if s.starts_with("no ")))
         .map(|(c, v)| (c.name(), v.passed()))
         .collect();
-    state.record(chapter.id, &counted);
+    if let Some(state) = state {
+        state.record(chapter.id, &counted);
+    }
     let passed = counted.iter().filter(|c| c.1).count();
     println!();
     if passed == counted.len() {
@@ -315,8 +340,9 @@ fn write_mutant(root: &Path, chapter: &Chapter, name: &str) -> Result<PathBuf, S
     };
     let reference = std::fs::read_to_string(root.join(chapter.solution))
         .map_err(|e| format!("{}: {e}", chapter.solution))?;
+    // Named `exercise.rs`, in a folder of its own: reports name the reader's file so.
     let file =
-        root.join("target/grade").join(chapter.id).join("mutants").join(format!("{name}.rs"));
+        root.join("target/grade").join(chapter.id).join("mutants").join(name).join("exercise.rs");
     std::fs::create_dir_all(file.parent().expect("a parent folder")).map_err(|e| e.to_string())?;
     std::fs::write(&file, m.apply(&reference)?).map_err(|e| format!("{}: {e}", file.display()))?;
     Ok(file)

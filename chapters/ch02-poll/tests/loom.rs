@@ -20,7 +20,7 @@ fn thief<P: PollOps + 'static>(
 
 /// The owner pops while a thief polls: the last task is raced for by swap and CAS.
 fn owner_and_thief_race<P: PollOps + 'static>() {
-    loom::model(|| {
+    ch02_poll::sync::model(|| {
         let (owner, stealer) = new_with::<Task, P>(4);
         owner.push(task(0)).unwrap();
         let th = thief(&stealer, 2);
@@ -41,7 +41,7 @@ fn owner_and_thief_race<P: PollOps + 'static>() {
 /// its pop, loom's search can alternate the two spinners forever ("maximum number of
 /// branches"). Owner-versus-thief races are modelled with one thief, below and above.
 fn two_thieves_and_a_pushing_owner<P: PollOps + 'static>() {
-    loom::model(|| {
+    ch02_poll::sync::model(|| {
         let (owner, stealer) = new_with::<Task, P>(4);
         owner.push(task(0)).unwrap();
         let (a, b) = (thief(&stealer, 1), thief(&stealer, 1));
@@ -55,7 +55,7 @@ fn two_thieves_and_a_pushing_owner<P: PollOps + 'static>() {
 /// Three tasks and two single polls, with the owner idle: the queue is never empty during
 /// either poll, so both must get a task. An empty slot at base is not an empty queue.
 fn a_poll_never_misses_a_present_task<P: PollOps + 'static>() {
-    loom::model(|| {
+    ch02_poll::sync::model(|| {
         let (owner, stealer) = new_with::<Task, P>(4);
         for id in 0..3 {
             owner.push(task(id)).unwrap();
@@ -71,7 +71,7 @@ fn a_poll_never_misses_a_present_task<P: PollOps + 'static>() {
 /// The owner pops the last task while a thief polls it, then keeps working: whoever won,
 /// base and top must still agree, so the next push is neither lost nor taken twice.
 fn the_queue_survives_a_lost_last_task<P: PollOps + 'static>() {
-    loom::model(|| {
+    ch02_poll::sync::model(|| {
         let (owner, stealer) = new_with::<Task, P>(4);
         owner.push(task(0)).unwrap();
         let th = thief(&stealer, 1);
@@ -89,7 +89,7 @@ fn the_queue_survives_a_lost_last_task<P: PollOps + 'static>() {
 /// Acquire loads) stops the thief from taking it as index 0's. The owner's thread also
 /// plays the second thief, so that loom can afford every interleaving.
 fn a_reused_slot_is_not_taken_for_its_old_index<P: PollOps + 'static>() {
-    loom::model(|| {
+    ch02_poll::sync::model(|| {
         let (owner, stealer) = new_with::<Task, P>(4);
         for id in 0..4 {
             owner.push(task(id)).unwrap();
@@ -118,7 +118,7 @@ fn a_moved_base_is_counted_as_a_recheck<P: PollOps + 'static>() {
     use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
     static COUNTED: AtomicBool = AtomicBool::new(false);
     COUNTED.store(false, Relaxed);
-    loom::model(|| {
+    ch02_poll::sync::model(|| {
         let (owner, stealer) = new_with::<Task, P>(4);
         owner.push(task(0)).unwrap();
         owner.push(task(1)).unwrap();

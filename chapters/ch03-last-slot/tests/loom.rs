@@ -8,7 +8,7 @@ use loom::thread;
 
 /// Two tasks; the owner takes in `fifo` mode while a thief polls twice.
 fn owner_takes_while_a_thief_polls<O: TakeOps + 'static>(fifo: bool) {
-    loom::model(move || {
+    ch03_last_slot::sync::model(move || {
         let (owner, stealer) = new_with::<Task, O>(4);
         owner.push(task(0)).unwrap();
         owner.push(task(1)).unwrap();
@@ -25,7 +25,7 @@ fn owner_takes_while_a_thief_polls<O: TakeOps + 'static>(fifo: bool) {
 /// One task raced for by the owner and a thief; then the owner pushes again and drains:
 /// whoever won, base and top must agree afterwards.
 fn the_last_task_race_leaves_a_working_queue<O: TakeOps + 'static>(fifo: bool) {
-    loom::model(move || {
+    ch03_last_slot::sync::model(move || {
         let (owner, stealer) = new_with::<Task, O>(4);
         owner.push(task(0)).unwrap();
         let s = stealer.clone();

@@ -22,7 +22,7 @@ fn thief(s: &Stealer<Task>, polls: usize) -> thread::JoinHandle<Vec<usize>> {
 /// a publish without Release lets the thief take a moved task whose contents (and whose
 /// slot's very creation) it has no right to see yet.
 fn a_thief_polls_while_the_array_grows<G: GrowOps + 'static>() {
-    loom::model(|| {
+    ch04_grow::sync::model(|| {
         let (owner, stealer) = new_with::<Task, G>(2, 4);
         owner.push(task(0)).unwrap();
         let th = thief(&stealer, 2);
@@ -38,7 +38,7 @@ fn a_thief_polls_while_the_array_grows<G: GrowOps + 'static>() {
 /// The thief starts before the array grows and finishes after: pushes continue into the new
 /// array, and the thief, which may still hold the old one, must find them there.
 fn pushes_after_growth_reach_a_thief_that_saw_the_old_array<G: GrowOps + 'static>() {
-    loom::model(|| {
+    ch04_grow::sync::model(|| {
         let (owner, stealer) = new_with::<Task, G>(2, 4);
         let th = thief(&stealer, 1);
         for id in 0..3 {

@@ -25,7 +25,7 @@ fn one_submission_queue<P: PhaseOps>() -> Arc<Queues<Task, P>> {
 /// phase moves by exactly two steps per cycle. A lock taken with a plain store lets both in,
 /// and their pushes overwrite each other; unlocking before the push does the same.
 fn two_submitters_and_a_poller<P: PhaseOps + 'static>() {
-    loom::model(|| {
+    ch05_phase::sync::model(|| {
         let queues = one_submission_queue::<P>();
         let mut probe = 2;
         queues.submission_queue(&mut probe).push(task(0)).unwrap();
@@ -74,7 +74,7 @@ fn two_submitters_and_a_poller<P: PhaseOps + 'static>() {
 /// `top` moved but the newest slot still empty. A reader that does not re-check the version,
 /// or a lock that does not move the version, accepts exactly that.
 fn a_seqlock_reader_never_sees_half_a_push<P: PhaseOps + 'static>() {
-    loom::model(|| {
+    ch05_phase::sync::model(|| {
         let queues = one_submission_queue::<P>();
         let mut probe = 2;
         queues.submission_queue(&mut probe).push(task(0)).unwrap(); // the queue exists, unlocked

@@ -39,7 +39,7 @@ fn worker<I: IdleOps>(sleep: &Sleep, me: usize, tasks: &AtomicUsize, want: usize
 /// One worker, one producer pushing one task. The worker may go idle before, during or after
 /// the push; in every schedule it must end up taking the task.
 fn one_worker_one_task<I: IdleOps + 'static>() {
-    loom::model(|| {
+    ch07_pool::sync::model(|| {
         let sleep = Arc::new(Sleep::new(1));
         let tasks = Arc::new(AtomicUsize::new(0));
         let w = {
@@ -54,7 +54,7 @@ fn one_worker_one_task<I: IdleOps + 'static>() {
 
 /// Two workers, two tasks pushed one by one: each worker must take one, whoever sleeps when.
 fn two_workers_two_tasks<I: IdleOps + 'static>() {
-    loom::model(|| {
+    ch07_pool::sync::model(|| {
         let sleep = Arc::new(Sleep::new(2));
         let tasks = Arc::new(AtomicUsize::new(0));
         let ws: Vec<_> = (0..2)
@@ -78,7 +78,7 @@ fn two_workers_two_tasks<I: IdleOps + 'static>() {
 /// queue twice. Whoever gets `b` runs it; it must run exactly once, and A's wait must end in
 /// every schedule, including the ones where B never gets it (A must run it itself).
 fn a_forked_task_runs_once_and_the_join_ends<I: IdleOps + 'static>() {
-    loom::model(|| {
+    ch07_pool::sync::model(|| {
         type Job = Box<dyn FnOnce() + Send>;
         let (owner, stealer) = ch04_grow::new::<Job>(4);
         let ran = Arc::new(AtomicUsize::new(0));

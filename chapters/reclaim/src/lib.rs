@@ -36,7 +36,8 @@
 //!   per batch.
 //!
 //! One file per concept: `pins.rs`, `handback.rs`, `outbox.rs`, `limbo.rs`, `chain.rs`,
-//! `counts.rs`, and `sync.rs` (std's atomics, or loom's: the chapters use it too).
+//! `counts.rs`, `batch.rs`, and `sync.rs` (std's atomics, or loom's: the chapters use it too;
+//! under loom they write down every access, `timeline/`, for a failing model to print).
 //!
 //! The pins, and the hand-back of a stolen box, have loom models of their own (`tests/loom.rs`,
 //! with a [`pins::Registry`] and a [`handback::Inbox`] made in the model); under loom, [`pin`]
@@ -189,6 +190,8 @@ pub unsafe fn take_own<T>(p: *mut T) -> Option<T> {
 }
 
 pub mod sync;
+#[cfg(loom)]
+mod timeline;
 
 mod counts;
 pub use counts::BoxCounts;

@@ -2,8 +2,12 @@
 //! model-checked versions under `--cfg loom`, std's otherwise. Every chapter imports from here
 //! (chapter 2 re-exports it as `ch02_poll::sync`).
 
+// Under loom, the atomics write down every access (`timeline.rs`): a failing model prints the
+// execution that broke it, with the reader's lines. Models run through `model`.
 #[cfg(loom)]
-pub use loom::sync::atomic::{AtomicI32, AtomicPtr, AtomicU64, AtomicUsize, Ordering, fence};
+pub use crate::timeline::{AtomicI32, AtomicPtr, AtomicU64, AtomicUsize, fence, model};
+#[cfg(loom)]
+pub use loom::sync::atomic::Ordering;
 #[cfg(loom)]
 pub use loom::sync::{Arc, Condvar, Mutex, MutexGuard};
 

@@ -23,7 +23,7 @@ fn a_box_is_reused_only_after_the_pins_that_saw_it(thieves: usize) {
     use loom::sync::atomic::Ordering::{Acquire, SeqCst};
     use reclaim::pins::Registry;
 
-    loom::model(move || {
+    reclaim::sync::model(move || {
         let registry = Arc::new(Registry::new());
         let task = Box::into_raw(Box::new(UnsafeCell::new(7u32)));
         let slot = Arc::new(AtomicPtr::new(task));
@@ -78,7 +78,7 @@ fn a_box_handed_back_is_reused_only_after_the_pins_that_saw_it() {
     // SAFETY: only an address; every dereference in this model has an argument of its own.
     unsafe impl Send for Addr {}
 
-    loom::model(|| {
+    reclaim::sync::model(|| {
         let registry = Arc::new(Registry::new());
         let inbox = Arc::new(Inbox::<Addr>::new());
         let task = Box::into_raw(Box::new(Cell::new(7)));

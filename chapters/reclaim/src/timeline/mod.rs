@@ -1,0 +1,230 @@
+//! Under loom: the atomics every chapter uses, each access written down with the line that made
+//! it, so that a failing model prints the execution that broke it as a timeline: one column per
+//! thread, each atomic operation in the order loom ran it, with its ordering and the value read
+//! or written, and the source lines quoted below (the reader's `exercise.rs` among them).
+//!
+//! Loom checks one execution at a time; [`model`] clears the log at the start of each, and a
+//! panic hook prints it when an execution fails (an assertion, a causality violation, a
+//! deadlock). Each access is logged when it takes effect (loom may switch threads inside one,
+//! before it does); those begun and never finished come last, marked `>>`: the access loom
+//! stopped on is among them.
+
+use std::panic::Location;
+use std::sync::{Mutex, Once};
+
+use loom::sync::atomic::Ordering;
+
+mod render;
+use render::render;
+
+/// What one access read or wrote.
+#[derive(Clone, Copy)]
+pub(crate) enum Value {
+    Int(i128),
+    Ptr(usize),
+    /// Not finished: loom stopped inside it.
+    Pending,
+}
+
+pub(crate) struct Event {
+    /// Which `begin` made it.
+    pub(crate) id: usize,
+    pub(crate) thread: String,
+    pub(crate) at: &'static Location<'static>,
+    pub(crate) op: &'static str,
+    pub(crate) order: Option<Ordering>,
+    /// The operand: a store's value, a CAS's expected and new values, an add's amount.
+    pub(crate) arg: Option<(Value, Option<Value>)>,
+    pub(crate) result: Value,
+    /// For a CAS: whether it succeeded.
+    pub(crate) ok: Option<bool>,
+}
+
+/// The current execution's accesses, in the order they took effect, then those begun and not
+/// finished (loom may switch threads inside an access, before it takes effect); `printed` once
+/// it has been shown.
+struct Log {
+    events: Vec<Event>,
+    next_id: usize,
+    printed: bool,
+}
+
+static LOG: Mutex<Log> = Mutex::new(Log { events: Vec::new(), next_id: 0, printed: false });
+static HOOK: Once = Once::new();
+
+fn log() -> std::sync::MutexGuard<'static, Log> {
+    LOG.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// `loom::model`, with this log cleared before each execution and printed if one fails.
+pub fn model<F: Fn() + Sync + Send + 'static>(f: F) {
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let text = {
+                let mut log = log();
+                let first = !log.printed && !log.events.is_empty();
+                log.printed = true;
+                first.then(|| render(&log.events))
+            };
+            if let Some(text) = text {
+                eprintln!("{text}");
+            }
+            previous(info);
+        }));
+    });
+    loom::model(move || {
+        {
+            let mut log = log();
+            log.events.clear();
+            log.printed = false;
+        }
+        f();
+    });
+}
+
+#[track_caller]
+fn begin(op: &'static str, order: Option<Ordering>, arg: Option<(Value, Option<Value>)>) -> usize {
+    let thread = format!("{:?}", loom::thread::current().id());
+    let mut log = log();
+    if log.events.len() > 100_000 {
+        log.events.clear(); // a model run without `model`, which clears it: keep memory bounded
+    }
+    let at = Location::caller();
+    let id = log.next_id;
+    log.next_id += 1;
+    log.events.push(Event { id, thread, at, op, order, arg, result: Value::Pending, ok: None });
+    id
+}
+
+/// The access `id` took effect: it moves to the end of the log, with its result.
+fn end(id: usize, result: Value, ok: Option<bool>) {
+    let mut log = log();
+    if let Some(i) = log.events.iter().rposition(|e| e.id == id) {
+        let mut e = log.events.remove(i);
+        e.result = result;
+        e.ok = ok;
+        log.events.push(e);
+    }
+}
+
+/// A fence, written down like an access.
+#[track_caller]
+pub fn fence(order: Ordering) {
+    let i = begin("fence", Some(order), None);
+    loom::sync::atomic::fence(order);
+    end(i, Value::Int(0), None);
+}
+
+/// `new`, `into_inner`, `load`, `store`, `swap` and `compare_exchange` for a wrapper of a loom
+/// atomic of values `$t`, each access written down with `$value` (`int` or `ptr`).
+macro_rules! logged {
+    ($loom:ty, $t:ty, $value:ident) => {
+        #[track_caller] // loom names an atomic by where it was made: the caller's line
+        pub fn new(v: $t) -> Self {
+            Self(<$loom>::new(v))
+        }
+        pub fn into_inner(self) -> $t {
+            self.0.into_inner()
+        }
+        #[track_caller]
+        pub fn load(&self, order: Ordering) -> $t {
+            let i = begin("load", Some(order), None);
+            let v = self.0.load(order);
+            end(i, $value(v), None);
+            v
+        }
+        #[track_caller]
+        pub fn store(&self, v: $t, order: Ordering) {
+            let i = begin("store", Some(order), Some(($value(v), None)));
+            self.0.store(v, order);
+            end(i, $value(v), None);
+        }
+        #[track_caller]
+        pub fn swap(&self, v: $t, order: Ordering) -> $t {
+            let i = begin("swap", Some(order), Some(($value(v), None)));
+            let old = self.0.swap(v, order);
+            end(i, $value(old), None);
+            old
+        }
+        #[track_caller]
+        pub fn compare_exchange(
+            &self,
+            current: $t,
+            new: $t,
+            success: Ordering,
+            failure: Ordering,
+        ) -> Result<$t, $t> {
+            let i = begin("cas", Some(success), Some(($value(current), Some($value(new)))));
+            let r = self.0.compare_exchange(current, new, success, failure);
+            let (Ok(was) | Err(was)) = r;
+            end(i, $value(was), Some(r.is_ok()));
+            r
+        }
+    };
+}
+
+/// An atomic integer: `logged!`'s operations, and the two read-modify-writes the chapters use
+/// (`add_or_sub!`).
+macro_rules! atomic_int {
+    ($name:ident, $t:ty) => {
+        /// Loom's atomic of the same name, each access written down (see the module).
+        #[derive(Debug)]
+        pub struct $name(loom::sync::atomic::$name);
+
+        impl Default for $name {
+            #[track_caller]
+            fn default() -> Self {
+                Self::new(0)
+            }
+        }
+
+        impl $name {
+            logged!(loom::sync::atomic::$name, $t, int);
+            add_or_sub!(fetch_add, "add", $t);
+            add_or_sub!(fetch_sub, "sub", $t);
+        }
+    };
+}
+
+/// `fetch_add` or `fetch_sub`, written down.
+macro_rules! add_or_sub {
+    ($method:ident, $op:literal, $t:ty) => {
+        #[track_caller]
+        pub fn $method(&self, v: $t, order: Ordering) -> $t {
+            let i = begin($op, Some(order), Some((int(v), None)));
+            let old = self.0.$method(v, order);
+            end(i, int(old), None);
+            old
+        }
+    };
+}
+
+/// An integer as a logged value (every atomic integer here fits an `i128`).
+fn int(v: impl TryInto<i128>) -> Value {
+    v.try_into().map_or(Value::Pending, Value::Int)
+}
+
+atomic_int!(AtomicI32, i32);
+atomic_int!(AtomicU64, u64);
+atomic_int!(AtomicUsize, usize);
+
+/// Loom's `AtomicPtr`, each access written down (see the module).
+#[derive(Debug)]
+pub struct AtomicPtr<T>(loom::sync::atomic::AtomicPtr<T>);
+
+impl<T> Default for AtomicPtr<T> {
+    #[track_caller]
+    fn default() -> Self {
+        Self::new(std::ptr::null_mut())
+    }
+}
+
+/// A pointer as a logged value.
+fn ptr<T>(p: *mut T) -> Value {
+    Value::Ptr(p.addr())
+}
+
+impl<T> AtomicPtr<T> {
+    logged!(loom::sync::atomic::AtomicPtr<T>, *mut T, ptr);
+}
