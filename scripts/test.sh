@@ -60,6 +60,27 @@ loom_guard_fails() {
   echo "a loom suite that runs no model is refused"
 }
 
+# README's "How a chapter is wired" names every file of the exercise seam: each path it names
+# (from the workspace root) must exist. Run on a copy that names one more, missing, it must fail.
+wiring_missing() { # readme: prints the paths its wiring section names that do not exist
+  sed -n '/^## How a chapter is wired/,/^## /p' "$1" | grep -o '`[^` ]*[/.][^` ]*`' | tr -d '`' |
+    grep -v '^\.\./\|^src/' | grep '/' | sort -u | while read -r path; do
+      [ -e "$path" ] || echo "$path"
+    done
+}
+wiring_files_exist() {
+  local missing fake
+  [ "$(sed -n '/^## How a chapter is wired/,/^## /p' README.md | grep -c '`chapters/')" -gt 3 ] ||
+    { echo "README has no wiring section naming the seam's files"; return 1; }
+  missing=$(wiring_missing README.md)
+  [ -z "$missing" ] || { echo "README's wiring section names files that do not exist:"; echo "$missing"; return 1; }
+  fake=$(mktemp)
+  sed 's|^1\. `chapters/ch02-poll/Cargo.toml`|1. `chapters/ch02-poll/no-such-file.rs` `chapters/ch02-poll/Cargo.toml`|' README.md > "$fake"
+  missing=$(wiring_missing "$fake"); rm -f "$fake"
+  [ "$missing" = chapters/ch02-poll/no-such-file.rs ] || { echo "the wiring check missed a missing file"; return 1; }
+  echo "every file README's wiring section names exists (and a missing one is caught)"
+}
+
 # A shipped loom mutant, graded as a reader's file: the report card must show the failing
 # execution as a timeline whose steps name exercise.rs lines, and quote those lines (here the
 # Relaxed slot load the mutant made). The same card with the timeline cut out must fail the
@@ -266,6 +287,7 @@ step "cargo fmt --check" cargo fmt --all -- --check
 step "cargo clippy -D warnings" cargo clippy -q --workspace --all-targets -- -D warnings
 step "cargo test (unit, property, probe, doc tests)" cargo test -q --workspace
 step "benchmarks smoke (criterion --test)" cargo bench -q --workspace -- --test
+step "README's wiring section names files that exist" wiring_files_exist
 step "loom models" loom_models
 step "a loom failure shows its execution in the exercise's own lines" loom_timeline_shown
 step "the loom step fails when no model runs" loom_guard_fails
