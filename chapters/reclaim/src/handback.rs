@@ -20,18 +20,9 @@ impl<T> Inbox<T> {
         Inbox { items: Mutex::new(Some(Vec::new())), waiting: AtomicUsize::new(0) }
     }
 
-    /// A closed inbox: every `send` gets its item back.
+    /// A closed inbox: every `send_all` leaves its items with the sender.
     pub fn closed() -> Inbox<T> {
         Inbox { items: Mutex::new(None), waiting: AtomicUsize::new(0) }
-    }
-
-    /// Hands `item` back; returns it when the inbox is closed.
-    pub fn send(&self, item: T) -> Result<(), T> {
-        let mut one = vec![item];
-        match self.send_all(&mut one) {
-            Ok(()) => Ok(()),
-            Err(()) => Err(one.pop().expect("left as it was")),
-        }
     }
 
     /// Hands back every item of `items` (leaving it empty), under one lock; leaves them there
