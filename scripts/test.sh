@@ -291,8 +291,8 @@ step "README's wiring section names files that exist" wiring_files_exist
 step "loom models" loom_models
 step "a loom failure shows its execution in the exercise's own lines" loom_timeline_shown
 step "the loom step fails when no model runs" loom_guard_fails
-step "library mutants: each caught by the test it names" python3 scripts/library_mutants.py
-step "library mutants: a harmless edit is not counted as caught" python3 scripts/library_mutants.py --self-test
+step "library mutants: each caught by the test it names" cargo grade --library-mutants
+step "library mutants: a harmless edit is not counted as caught" cargo grade --library-mutants --self-test
 step "cargo grade --check (solutions pass, stubs and mutants fail)" cargo grade --check
 step "JDK 25 probes (skipped without a JDK 25)" jdk_probes
 step "contention lab, smoke run (scripts/lab.py --quick)" python3 scripts/lab.py --quick --out target/lab/quick.md

@@ -51,6 +51,15 @@ impl Check {
     }
 }
 
+/// Sets `cmd` (a `cargo test`) to run loom models as every loom run of this project does:
+/// `--cfg loom`, in a target folder of its own (so that it does not rebuild the normal one),
+/// with at most three preemptions per execution (the models are sized for that).
+pub fn under_loom<'c>(cmd: &'c mut Command, root: &Path) -> &'c mut Command {
+    cmd.env("RUSTFLAGS", "--cfg loom")
+        .env("CARGO_TARGET_DIR", root.join("target/loom"))
+        .env("LOOM_MAX_PREEMPTIONS", "3")
+}
+
 /// How long the tests may go without one finishing before they count as stuck.
 pub const QUIET: Duration = Duration::from_secs(10);
 
@@ -196,10 +205,7 @@ impl Target<'_> {
             "exercise::",
             "--test-threads=1",
         ]);
-        cmd.env("RUSTFLAGS", "--cfg loom")
-            .env("CARGO_TARGET_DIR", self.root.join("target/loom"))
-            .env("LOOM_MAX_PREEMPTIONS", "3")
-            .env("LOOM_LOCATION", "1");
+        under_loom(&mut cmd, self.root).env("LOOM_LOCATION", "1");
         let out = self.go(Check::Loom, cmd);
         let models =
             std::fs::read_to_string(self.root.join(self.chapter.loom_models())).unwrap_or_default();

@@ -14,12 +14,16 @@
 //! cargo grade --list          the chapters
 //! cargo grade ch02 --mutant NAME  write that known-wrong variant to target/grade, print its path
 //! cargo grade ch02 --file PATH     grade PATH as the exercise (progress is not recorded)
+//! cargo grade --library-mutants [NAME...] [--self-test]
+//!                             known-wrong variants of library code that is no exercise
+//!                             (chapters/*/mutants), each caught by the tests it names
 //! ```
 
 mod chapters;
 mod checks;
 mod generated;
 mod hints;
+mod library;
 mod mutants;
 mod run;
 mod state;
@@ -57,7 +61,18 @@ fn main() -> ExitCode {
         })
         .map(|(_, a)| a.as_str())
         .collect();
-    let known = ["--check", "--hint", "--all", "--reset", "--list", "--help", "--mutant", "--file"];
+    let known = [
+        "--check",
+        "--hint",
+        "--all",
+        "--reset",
+        "--list",
+        "--help",
+        "--mutant",
+        "--file",
+        "--library-mutants",
+        "--self-test",
+    ];
     if let Some(bad) = args.iter().find(|a| a.starts_with("--") && !known.contains(&a.as_str())) {
         eprintln!("grade: unknown option {bad}\n");
         eprintln!("{}", usage());
@@ -71,6 +86,15 @@ fn main() -> ExitCode {
     if flag("--help") {
         println!("{}", usage());
         return ExitCode::SUCCESS;
+    }
+    if flag("--self-test") && !flag("--library-mutants") {
+        eprintln!("grade: --self-test goes with --library-mutants\n");
+        eprintln!("{}", usage());
+        return ExitCode::from(2);
+    }
+    if flag("--library-mutants") {
+        // Bare words name library mutants here, not chapters.
+        return library::main(&root, &names, flag("--self-test"));
     }
     let mut chosen = Vec::new();
     for name in &names {
@@ -151,6 +175,7 @@ fn usage() -> &'static str {
     "usage: cargo grade [CHAPTER] [--hint [--all]] | --reset [CHAPTER] | --check [CHAPTER...] | --list\n\
      \x20      cargo grade CHAPTER --mutant NAME   (write a known-wrong variant, print its path)\n\
      \x20      cargo grade CHAPTER --file PATH     (grade PATH as the exercise; progress not kept)\n\
+     \x20      cargo grade --library-mutants [NAME...] [--self-test]   (mutants of library code)\n\
      CHAPTER is ch01, ch01-ring or 1."
 }
 
@@ -333,7 +358,7 @@ fn hints(root: &Path, chapter: &Chapter, state: &mut State, all: bool) -> ExitCo
 /// (`cargo grade ch02 --mutant relaxed_slot_load` shows a mistake as code; GRADE_EXERCISE_FILE
 /// set to that path runs any check on it).
 fn write_mutant(root: &Path, chapter: &Chapter, name: &str) -> Result<PathBuf, String> {
-    let all = mutants::load(&root.join(chapter.mutants()))?;
+    let all = mutants::load::<Check>(&root.join(chapter.mutants()))?;
     let Some(m) = all.iter().find(|m| m.name == name) else {
         let names: Vec<&str> = all.iter().map(|m| m.name.as_str()).collect();
         return Err(format!("{} has no mutant {name:?}; it has: {}", chapter.id, names.join(", ")));
@@ -393,7 +418,7 @@ fn self_check(root: &Path, chapters: &[&'static Chapter]) -> ExitCode {
         );
 
         let dir = root.join(chapter.mutants());
-        let mutants = match mutants::load(&dir) {
+        let mutants = match mutants::load::<Check>(&dir) {
             Ok(m) => m,
             Err(e) => {
                 claim(false, format!("{} mutants load: {e}", chapter.id));

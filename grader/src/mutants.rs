@@ -1,15 +1,22 @@
-//! Known-wrong variants of a reference solution, written as small edits to it.
+//! Known-wrong variants of a reference solution or of library code, written as small edits.
 //!
-//! A mutant file (`solutions/<chapter>/mutants/<name>.mutant`) reads:
+//! A mutant file reads:
 //!
 //! ```text
 //! # One or more comment lines: what is wrong and what it breaks.
-//! caught-by: tests
+//! file: src/pins.rs                 (library mutants only: the file it edits, in its crate)
+//! caught-by: tests                  (what must catch it; see below)
+//! expect: Causality violation       (optional, library mutants: text the failure must print)
 //! --- replace
 //! <lines of the reference, exactly as they stand>
 //! +++ with
 //! <the lines that replace them>
 //! ```
+//!
+//! Two kinds share this format. An exercise's mutants (`solutions/<chapter>/mutants/`) edit
+//! the reference solution, and their `caught-by:` names a grader check (`tests`, `loom`,
+//! `bench`...). A library mutant (`chapters/<crate>/mutants/`, see `library.rs`) edits the
+//! file its `file:` line names, and its `caught-by:` names the tests that must fail.
 //!
 //! Several `--- replace` / `+++ with` pairs may follow one another. Each `replace`
 //! text must occur exactly once in the reference, so a mutant never silently stops
@@ -19,28 +26,52 @@ use std::path::Path;
 
 use crate::checks::Check;
 
-pub struct Mutant {
+/// What a mutant's `caught-by:` line names.
+pub trait CaughtBy: Sized {
+    /// Whether this kind of mutant needs a `file:` line (library mutants) or must not have
+    /// one (an exercise's mutants edit the exercise).
+    const NAMES_ITS_FILE: bool;
+    /// The value of `caught-by:`; `None` when it names nothing known.
+    fn parse(words: &str) -> Option<Self>;
+}
+
+impl CaughtBy for Check {
+    const NAMES_ITS_FILE: bool = false;
+    fn parse(words: &str) -> Option<Check> {
+        Check::parse(words)
+    }
+}
+
+pub struct Mutant<C = Check> {
     pub name: String,
-    /// The check that must reject this mutant.
-    pub caught_by: Check,
+    /// What must reject this mutant.
+    pub caught_by: C,
     /// The comment lines of its header.
     pub why: String,
+    /// The file it edits, relative to its crate (library mutants).
+    pub file: Option<String>,
+    /// Text the failure must print to count as caught (optional).
+    pub expect: Option<String>,
     edits: Vec<(String, String)>,
 }
 
-impl Mutant {
-    pub fn parse(name: &str, text: &str) -> Result<Mutant, String> {
+impl<C: CaughtBy> Mutant<C> {
+    pub fn parse(name: &str, text: &str) -> Result<Mutant<C>, String> {
         let mut why = Vec::new();
-        let mut caught_by = None;
+        let (mut caught_by, mut file, mut expect) = (None, None, None);
         let mut edits = Vec::new();
         let mut lines = text.lines().peekable();
+        let value = |v: &str| Some(v.trim().to_string()).filter(|v| !v.is_empty());
         while let Some(line) = lines.next_if(|l| !l.starts_with("--- replace")) {
             if let Some(c) = line.strip_prefix('#') {
                 why.push(c.trim().to_string());
             } else if let Some(c) = line.strip_prefix("caught-by:") {
-                caught_by = Some(
-                    Check::parse(c).ok_or(format!("{name}: unknown check {c:?} in caught-by"))?,
-                );
+                caught_by =
+                    Some(C::parse(c).ok_or(format!("{name}: unknown check {c:?} in caught-by"))?);
+            } else if let Some(f) = line.strip_prefix("file:") {
+                file = value(f);
+            } else if let Some(e) = line.strip_prefix("expect:") {
+                expect = value(e);
             } else if !line.trim().is_empty() {
                 return Err(format!("{name}: unexpected header line {line:?}"));
             }
@@ -58,7 +89,22 @@ impl Mutant {
         if edits.is_empty() {
             return Err(format!("{name}: no `--- replace` edit"));
         }
-        Ok(Mutant { name: name.to_string(), caught_by, why: why.join(" "), edits })
+        match (C::NAMES_ITS_FILE, &file) {
+            (true, None) => return Err(format!("{name}: no `file:` line naming what it edits")),
+            (false, Some(f)) => {
+                return Err(format!(
+                    "{name}: `file: {f}`, but an exercise's mutant edits the exercise"
+                ));
+            }
+            _ => {}
+        }
+        Ok(Mutant { name: name.to_string(), caught_by, why: why.join(" "), file, expect, edits })
+    }
+
+    /// A mutant made here rather than read from a file (the library self-test's).
+    pub fn new(name: &str, caught_by: C, file: &str, edit: (String, String)) -> Mutant<C> {
+        let (why, file, expect) = (String::new(), Some(file.to_string()), None);
+        Mutant { name: name.to_string(), caught_by, why, file, expect, edits: vec![edit] }
     }
 
     /// The reference with this mutant's edits applied.
@@ -80,7 +126,7 @@ impl Mutant {
 }
 
 /// Every mutant in `dir`, sorted by name.
-pub fn load(dir: &Path) -> Result<Vec<Mutant>, String> {
+pub fn load<C: CaughtBy>(dir: &Path) -> Result<Vec<Mutant<C>>, String> {
     let mut files: Vec<_> = std::fs::read_dir(dir)
         .map_err(|e| format!("{}: {e}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -105,16 +151,18 @@ mod tests {
 
     #[test]
     fn parses_and_applies() {
-        let m = Mutant::parse("m", M).unwrap();
+        let m = Mutant::<Check>::parse("m", M).unwrap();
         assert_eq!((m.caught_by, m.why.as_str()), (Check::Tests, "Masks with cap. Two lines."));
         assert_eq!(m.apply("fn f() {\n    a & b\n}").unwrap(), "fn f() {\n    a | b\n}");
     }
 
     #[test]
     fn refuses_an_edit_that_does_not_apply_once() {
-        let m = Mutant::parse("m", M).unwrap();
+        let m = Mutant::<Check>::parse("m", M).unwrap();
         assert!(m.apply("nothing here").is_err());
         assert!(m.apply("    a & b\n    a & b").is_err());
-        assert!(Mutant::parse("m", "caught-by: nope\n--- replace\nx\n+++ with\ny").is_err());
+        assert!(
+            Mutant::<Check>::parse("m", "caught-by: nope\n--- replace\nx\n+++ with\ny").is_err()
+        );
     }
 }

@@ -4,8 +4,12 @@ use std::io::Read;
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+/// Set (by a Ctrl-C handler, where one is installed) to cut the running command at once.
+pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
 /// What a finished (or cut) command left behind.
 pub struct Output {
@@ -77,8 +81,10 @@ pub fn run(mut cmd: Command, limits: Limits, log: Option<&PathBuf>) -> Output {
         }
         let silent = last_output.lock().unwrap_or_else(|e| e.into_inner()).elapsed();
         let quiet_past = limits.quiet.is_some_and(|q| silent > q);
-        if start.elapsed() > limits.total || quiet_past {
-            if quiet_past {
+        if start.elapsed() > limits.total || quiet_past || INTERRUPTED.load(Relaxed) {
+            if INTERRUPTED.load(Relaxed) {
+                // Cut by Ctrl-C: neither a hang nor a timeout; the caller looks at the flag.
+            } else if quiet_past {
                 stalled = Some(stacks(child.id()));
             } else {
                 timed_out = true;
