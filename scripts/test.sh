@@ -30,7 +30,8 @@ step() {
 }
 
 scripts/setup.sh || { echo "test.sh: the tools could not be installed"; echo "test.sh: 0 passed, 1 failed"; exit 1; }
-export PATH="$HOME/.cargo/bin:$PATH"
+# As in setup.sh: the venv last, for mdbook where it came as a wheel.
+export PATH="$HOME/.cargo/bin:$PATH:$PWD/.venv/bin"
 
 # Loom models: every chapter with tests/loom.rs, under --cfg loom in a target dir of
 # their own. A loom suite that runs no model fails: the count must be above zero.
