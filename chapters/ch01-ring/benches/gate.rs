@@ -35,4 +35,4 @@ fn run<O: RingOps>() -> u64 {
     sum
 }
 
-include!("../../gate-main.rs");
+seam::gate!();

@@ -1,8 +1,8 @@
 //! Behaviour of the ring, run against the reference (`reference::`) and, when the
 //! grader builds with `--features exercise`, against the reader's code (`exercise::`).
 //!
-//! Each check is a plain function generic over the mechanism; `suite!` instantiates
-//! them all for one mechanism, so both see exactly the same tests.
+//! Each check is a plain function generic over the mechanism; `seam::tests!` (at the end)
+//! instantiates each one for both, from one list of names.
 
 use std::collections::VecDeque;
 
@@ -155,9 +155,21 @@ fn start() -> impl Strategy<Value = i32> {
     prop_oneof![Just(0), (i32::MAX - 40)..=i32::MAX, -40..0i32, any::<i32>()]
 }
 
+/// 512 random runs of up to 200 operations, each from a random start index: the ring and
+/// the model agree on every result (proptest shrinks a failing run to a minimal one).
+fn agrees_with_vecdeque<O: RingOps>() {
+    let config = ProptestConfig { cases: 512, failure_persistence: None, ..Default::default() };
+    let runs = (start(), proptest::collection::vec(op(), 0..200));
+    let result = proptest::test_runner::TestRunner::new(config)
+        .run(&runs, |(start, ops)| one_run_agrees::<O>(start, &ops));
+    if let Err(e) = result {
+        panic!("the ring and VecDeque disagree: {e}");
+    }
+}
+
 /// Runs `ops` on a ring (initial capacity 2, maximum 32) and on the model; every
 /// result, the length and the final contents must agree.
-fn agrees_with_vecdeque<O: RingOps>(start: i32, ops: &[Op]) -> Result<(), TestCaseError> {
+fn one_run_agrees<O: RingOps>(start: i32, ops: &[Op]) -> Result<(), TestCaseError> {
     const MAX: usize = 32;
     let mut ring: Ring<u16, O> = Ring::with_ops(2, MAX).starting_at(start);
     let mut model = VecDeque::new();
@@ -200,56 +212,15 @@ fn agrees_with_vecdeque<O: RingOps>(start: i32, ops: &[Op]) -> Result<(), TestCa
     Ok(())
 }
 
-macro_rules! suite {
-    ($ops:ty) => {
-        use super::*;
-        #[test]
-        fn lifo_is_newest_first() {
-            super::lifo_is_newest_first::<$ops>();
-        }
-        #[test]
-        fn fifo_is_oldest_first() {
-            super::fifo_is_oldest_first::<$ops>();
-        }
-        #[test]
-        fn indices_wrap_past_i32_and_u32_max() {
-            super::indices_wrap_past_i32_and_u32_max::<$ops>();
-        }
-        #[test]
-        fn slot_is_index_masked() {
-            super::slot_is_index_masked::<$ops>();
-        }
-        #[test]
-        fn grows_by_doubling_when_full() {
-            super::grows_by_doubling_when_full::<$ops>();
-        }
-        #[test]
-        fn growth_keeps_a_wrapped_ring_in_order() {
-            super::growth_keeps_a_wrapped_ring_in_order::<$ops>();
-        }
-        #[test]
-        fn full_hands_the_task_back() {
-            super::full_hands_the_task_back::<$ops>();
-        }
-        #[test]
-        fn empty_ring_gives_none() {
-            super::empty_ring_gives_none::<$ops>();
-        }
-        proptest! {
-            #![proptest_config(ProptestConfig { cases: 512, failure_persistence: None, ..ProptestConfig::default() })]
-            #[test]
-            fn agrees_with_vecdeque(start in start(), ops in proptest::collection::vec(op(), 0..200)) {
-                super::agrees_with_vecdeque::<$ops>(start, &ops)?;
-            }
-        }
-    };
-}
-
-mod reference {
-    suite!(ch01_ring::Reference);
-}
-
-#[cfg(feature = "exercise")]
-mod exercise {
-    suite!(ch01_ring::exercise::Exercise);
-}
+seam::tests!(
+    ch01_ring;
+    lifo_is_newest_first,
+    fifo_is_oldest_first,
+    indices_wrap_past_i32_and_u32_max,
+    slot_is_index_masked,
+    grows_by_doubling_when_full,
+    growth_keeps_a_wrapped_ring_in_order,
+    full_hands_the_task_back,
+    empty_ring_gives_none,
+    agrees_with_vecdeque,
+);

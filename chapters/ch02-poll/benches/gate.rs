@@ -25,4 +25,4 @@ fn workload<P: PollOps>(g: &mut BenchmarkGroup<'_, WallTime>, id: &str) {
     });
 }
 
-include!("../../gate-main.rs");
+seam::gate!();

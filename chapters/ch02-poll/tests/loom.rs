@@ -140,40 +140,12 @@ fn a_moved_base_is_counted_as_a_recheck<P: PollOps + 'static>() {
     assert!(COUNTED.load(Relaxed), "no interleaving counted a recheck");
 }
 
-macro_rules! models {
-    ($ops:ty) => {
-        #[test]
-        fn owner_and_thief_race() {
-            super::owner_and_thief_race::<$ops>();
-        }
-        #[test]
-        fn two_thieves_and_a_pushing_owner() {
-            super::two_thieves_and_a_pushing_owner::<$ops>();
-        }
-        #[test]
-        fn a_poll_never_misses_a_present_task() {
-            super::a_poll_never_misses_a_present_task::<$ops>();
-        }
-        #[test]
-        fn the_queue_survives_a_lost_last_task() {
-            super::the_queue_survives_a_lost_last_task::<$ops>();
-        }
-        #[test]
-        fn a_moved_base_is_counted_as_a_recheck() {
-            super::a_moved_base_is_counted_as_a_recheck::<$ops>();
-        }
-        #[test]
-        fn a_reused_slot_is_not_taken_for_its_old_index() {
-            super::a_reused_slot_is_not_taken_for_its_old_index::<$ops>();
-        }
-    };
-}
-
-mod reference {
-    models!(ch02_poll::Reference);
-}
-
-#[cfg(feature = "exercise")]
-mod exercise {
-    models!(ch02_poll::exercise::Exercise);
-}
+seam::tests!(
+    ch02_poll;
+    owner_and_thief_race,
+    two_thieves_and_a_pushing_owner,
+    a_poll_never_misses_a_present_task,
+    the_queue_survives_a_lost_last_task,
+    a_moved_base_is_counted_as_a_recheck,
+    a_reused_slot_is_not_taken_for_its_old_index,
+);

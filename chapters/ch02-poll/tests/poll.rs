@@ -183,44 +183,13 @@ fn a_million_tasks_exactly_once<P: PollOps + 'static>() {
     assert_eq!(drops.load(Ordering::Relaxed), N, "each task dropped exactly once");
 }
 
-macro_rules! suite {
-    ($ops:ty) => {
-        #[test]
-        fn poll_takes_the_oldest() {
-            super::poll_takes_the_oldest::<$ops>();
-        }
-        #[test]
-        fn owner_and_thief_take_from_opposite_ends() {
-            super::owner_and_thief_take_from_opposite_ends::<$ops>();
-        }
-        #[test]
-        fn empty_poll_changes_nothing() {
-            super::empty_poll_changes_nothing::<$ops>();
-        }
-        #[test]
-        fn polls_around_the_ring() {
-            super::polls_around_the_ring::<$ops>();
-        }
-        #[test]
-        fn full_hands_the_task_back_and_drop_frees_the_rest() {
-            super::full_hands_the_task_back_and_drop_frees_the_rest::<$ops>();
-        }
-        #[test]
-        fn a_poll_waits_out_a_push_in_progress() {
-            super::a_poll_waits_out_a_push_in_progress::<$ops>();
-        }
-        #[test]
-        fn a_million_tasks_exactly_once() {
-            super::a_million_tasks_exactly_once::<$ops>();
-        }
-    };
-}
-
-mod reference {
-    suite!(ch02_poll::Reference);
-}
-
-#[cfg(feature = "exercise")]
-mod exercise {
-    suite!(ch02_poll::exercise::Exercise);
-}
+seam::tests!(
+    ch02_poll;
+    poll_takes_the_oldest,
+    owner_and_thief_take_from_opposite_ends,
+    empty_poll_changes_nothing,
+    polls_around_the_ring,
+    full_hands_the_task_back_and_drop_frees_the_rest,
+    a_poll_waits_out_a_push_in_progress,
+    a_million_tasks_exactly_once,
+);

@@ -29,4 +29,4 @@ fn workload<O: TakeOps>(g: &mut BenchmarkGroup<'_, WallTime>, id: &str) {
     });
 }
 
-include!("../../gate-main.rs");
+seam::gate!();

@@ -39,32 +39,30 @@ fn the_last_task_race_leaves_a_working_queue<O: TakeOps + 'static>(fifo: bool) {
     });
 }
 
-macro_rules! models {
-    ($ops:ty) => {
-        #[test]
-        fn lifo_owner_takes_while_a_thief_polls() {
-            super::owner_takes_while_a_thief_polls::<$ops>(false);
-        }
-        #[test]
-        fn fifo_owner_takes_while_a_thief_polls() {
-            super::owner_takes_while_a_thief_polls::<$ops>(true);
-        }
-        #[test]
-        fn lifo_last_task_race_leaves_a_working_queue() {
-            super::the_last_task_race_leaves_a_working_queue::<$ops>(false);
-        }
-        #[test]
-        fn fifo_last_task_race_leaves_a_working_queue() {
-            super::the_last_task_race_leaves_a_working_queue::<$ops>(true);
-        }
-    };
+/// Two tasks; the owner takes newest-first (LIFO) while a thief polls twice.
+fn lifo_owner_takes_while_a_thief_polls<O: TakeOps + 'static>() {
+    owner_takes_while_a_thief_polls::<O>(false);
 }
 
-mod reference {
-    models!(ch03_last_slot::Reference);
+/// Two tasks; the owner takes oldest-first (FIFO) while a thief polls twice.
+fn fifo_owner_takes_while_a_thief_polls<O: TakeOps + 'static>() {
+    owner_takes_while_a_thief_polls::<O>(true);
 }
 
-#[cfg(feature = "exercise")]
-mod exercise {
-    models!(ch03_last_slot::exercise::Exercise);
+/// One task raced for by a LIFO owner and a thief; base and top must agree afterwards.
+fn lifo_last_task_race_leaves_a_working_queue<O: TakeOps + 'static>() {
+    the_last_task_race_leaves_a_working_queue::<O>(false);
 }
+
+/// One task raced for by a FIFO owner and a thief; base and top must agree afterwards.
+fn fifo_last_task_race_leaves_a_working_queue<O: TakeOps + 'static>() {
+    the_last_task_race_leaves_a_working_queue::<O>(true);
+}
+
+seam::tests!(
+    ch03_last_slot;
+    lifo_owner_takes_while_a_thief_polls,
+    fifo_owner_takes_while_a_thief_polls,
+    lifo_last_task_race_leaves_a_working_queue,
+    fifo_last_task_race_leaves_a_working_queue,
+);

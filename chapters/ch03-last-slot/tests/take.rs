@@ -188,40 +188,12 @@ fn a_million_tasks_exactly_once<O: TakeOps + 'static>() {
     assert_eq!(drops.load(Ordering::Relaxed), N, "each task dropped exactly once, none leaked");
 }
 
-macro_rules! suite {
-    ($ops:ty) => {
-        #[test]
-        fn lifo_and_fifo_orders() {
-            super::lifo_and_fifo_orders::<$ops>();
-        }
-        #[test]
-        fn fifo_takes_the_last_task_at_top() {
-            super::fifo_takes_the_last_task_at_top::<$ops>();
-        }
-        #[test]
-        fn the_owner_never_waits_for_a_paused_thief_on_the_last_task() {
-            super::the_owner_never_waits_for_a_paused_thief_on_the_last_task::<$ops>();
-        }
-        #[test]
-        fn the_fifo_take_waits_out_a_paused_thief_when_tasks_remain() {
-            super::the_fifo_take_waits_out_a_paused_thief_when_tasks_remain::<$ops>();
-        }
-        #[test]
-        fn a_lost_last_task_leaves_base_and_top_in_step() {
-            super::a_lost_last_task_leaves_base_and_top_in_step::<$ops>();
-        }
-        #[test]
-        fn a_million_tasks_exactly_once() {
-            super::a_million_tasks_exactly_once::<$ops>();
-        }
-    };
-}
-
-mod reference {
-    suite!(ch03_last_slot::Reference);
-}
-
-#[cfg(feature = "exercise")]
-mod exercise {
-    suite!(ch03_last_slot::exercise::Exercise);
-}
+seam::tests!(
+    ch03_last_slot;
+    lifo_and_fifo_orders,
+    fifo_takes_the_last_task_at_top,
+    the_owner_never_waits_for_a_paused_thief_on_the_last_task,
+    the_fifo_take_waits_out_a_paused_thief_when_tasks_remain,
+    a_lost_last_task_leaves_base_and_top_in_step,
+    a_million_tasks_exactly_once,
+);

@@ -25,4 +25,4 @@ fn workload<G: GrowOps>(g: &mut BenchmarkGroup<'_, WallTime>, id: &str) {
     });
 }
 
-include!("../../gate-main.rs");
+seam::gate!();

@@ -437,68 +437,19 @@ fn destructors<G: GrowOps>() {
     assert!(wrong.is_empty(), "tasks not dropped exactly once (id, drops): {wrong:?}");
 }
 
-macro_rules! suite {
-    ($grow:ty) => {
-        #[test]
-        fn grows_when_full_and_keeps_order() {
-            super::grows_when_full_and_keeps_order::<$grow>();
-        }
-        #[test]
-        fn grows_across_the_wrap_of_the_indices() {
-            super::grows_across_the_wrap_of_the_indices::<$grow>();
-        }
-        #[test]
-        fn a_full_queue_at_max_capacity_hands_the_task_back() {
-            super::a_full_queue_at_max_capacity_hands_the_task_back::<$grow>();
-        }
-        #[test]
-        fn old_arrays_are_kept_until_the_queue_drops() {
-            super::old_arrays_are_kept_until_the_queue_drops::<$grow>();
-        }
-        #[test]
-        fn thieves_are_not_stalled_by_a_move() {
-            super::thieves_are_not_stalled_by_a_move::<$grow>();
-        }
-        #[test]
-        fn a_million_tasks_through_growth() {
-            super::a_million_tasks_through_growth::<$grow>();
-        }
-        #[test]
-        fn smoke() {
-            super::smoke::<$grow>();
-        }
-        #[test]
-        fn is_empty() {
-            super::is_empty::<$grow>();
-        }
-        #[test]
-        fn spsc() {
-            super::spsc::<$grow>();
-        }
-        #[test]
-        fn stampede() {
-            super::stampede::<$grow>();
-        }
-        #[test]
-        fn stress() {
-            super::stress::<$grow>();
-        }
-        #[test]
-        fn no_starvation() {
-            super::no_starvation::<$grow>();
-        }
-        #[test]
-        fn destructors() {
-            super::destructors::<$grow>();
-        }
-    };
-}
-
-mod reference {
-    suite!(ch04_grow::Reference);
-}
-
-#[cfg(feature = "exercise")]
-mod exercise {
-    suite!(ch04_grow::exercise::Exercise);
-}
+seam::tests!(
+    ch04_grow;
+    grows_when_full_and_keeps_order,
+    grows_across_the_wrap_of_the_indices,
+    a_full_queue_at_max_capacity_hands_the_task_back,
+    old_arrays_are_kept_until_the_queue_drops,
+    thieves_are_not_stalled_by_a_move,
+    a_million_tasks_through_growth,
+    smoke,
+    is_empty,
+    spsc,
+    stampede,
+    stress,
+    no_starvation,
+    destructors,
+);

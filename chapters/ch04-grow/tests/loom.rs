@@ -50,24 +50,8 @@ fn pushes_after_growth_reach_a_thief_that_saw_the_old_array<G: GrowOps + 'static
     });
 }
 
-macro_rules! models {
-    ($grow:ty) => {
-        #[test]
-        fn a_thief_polls_while_the_array_grows() {
-            super::a_thief_polls_while_the_array_grows::<$grow>();
-        }
-        #[test]
-        fn pushes_after_growth_reach_a_thief_that_saw_the_old_array() {
-            super::pushes_after_growth_reach_a_thief_that_saw_the_old_array::<$grow>();
-        }
-    };
-}
-
-mod reference {
-    models!(ch04_grow::Reference);
-}
-
-#[cfg(feature = "exercise")]
-mod exercise {
-    models!(ch04_grow::exercise::Exercise);
-}
+seam::tests!(
+    ch04_grow;
+    a_thief_polls_while_the_array_grows,
+    pushes_after_growth_reach_a_thief_that_saw_the_old_array,
+);

@@ -31,4 +31,4 @@ fn workload<P: PhaseOps>(g: &mut BenchmarkGroup<'_, WallTime>, id: &str) {
     });
 }
 
-include!("../../gate-main.rs");
+seam::gate!();

@@ -98,24 +98,8 @@ fn a_seqlock_reader_never_sees_half_a_push<P: PhaseOps + 'static>() {
     });
 }
 
-macro_rules! models {
-    ($ops:ty) => {
-        #[test]
-        fn two_submitters_and_a_poller() {
-            super::two_submitters_and_a_poller::<$ops>();
-        }
-        #[test]
-        fn a_seqlock_reader_never_sees_half_a_push() {
-            super::a_seqlock_reader_never_sees_half_a_push::<$ops>();
-        }
-    };
-}
-
-mod reference {
-    models!(ch05_phase::Reference);
-}
-
-#[cfg(feature = "exercise")]
-mod exercise {
-    models!(ch05_phase::exercise::Exercise);
-}
+seam::tests!(
+    ch05_phase;
+    two_submitters_and_a_poller,
+    a_seqlock_reader_never_sees_half_a_push,
+);

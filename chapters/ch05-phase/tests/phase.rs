@@ -203,52 +203,15 @@ fn submitters_and_a_thief<P: PhaseOps + 'static>() {
     }
 }
 
-macro_rules! suite {
-    ($ops:ty) => {
-        #[test]
-        fn one_cycle_adds_idle_twice() {
-            super::one_cycle_adds_idle_twice::<$ops>();
-        }
-        #[test]
-        fn every_cycle_keeps_the_id_and_adds_one_version() {
-            super::every_cycle_keeps_the_id_and_adds_one_version::<$ops>();
-        }
-        #[test]
-        fn a_new_submission_queue_is_born_locked() {
-            super::a_new_submission_queue_is_born_locked::<$ops>();
-        }
-        #[test]
-        fn a_dropped_guard_unlocks() {
-            super::a_dropped_guard_unlocks::<$ops>();
-        }
-        #[test]
-        fn a_held_queue_sends_the_submitter_elsewhere() {
-            super::a_held_queue_sends_the_submitter_elsewhere::<$ops>();
-        }
-        #[test]
-        fn a_full_queue_hands_the_task_back_and_unlocks() {
-            super::a_full_queue_hands_the_task_back_and_unlocks::<$ops>();
-        }
-        #[test]
-        fn an_internal_push_needs_no_lock() {
-            super::an_internal_push_needs_no_lock::<$ops>();
-        }
-        #[test]
-        fn a_snapshot_sees_a_whole_push() {
-            super::a_snapshot_sees_a_whole_push::<$ops>();
-        }
-        #[test]
-        fn submitters_and_a_thief() {
-            super::submitters_and_a_thief::<$ops>();
-        }
-    };
-}
-
-mod reference {
-    suite!(ch05_phase::Reference);
-}
-
-#[cfg(feature = "exercise")]
-mod exercise {
-    suite!(ch05_phase::exercise::Exercise);
-}
+seam::tests!(
+    ch05_phase;
+    one_cycle_adds_idle_twice,
+    every_cycle_keeps_the_id_and_adds_one_version,
+    a_new_submission_queue_is_born_locked,
+    a_dropped_guard_unlocks,
+    a_held_queue_sends_the_submitter_elsewhere,
+    a_full_queue_hands_the_task_back_and_unlocks,
+    an_internal_push_needs_no_lock,
+    a_snapshot_sees_a_whole_push,
+    submitters_and_a_thief,
+);

@@ -30,4 +30,4 @@ fn workload<S: StealOps>(g: &mut BenchmarkGroup<'_, WallTime>, id: &str) {
     });
 }
 
-include!("../../gate-main.rs");
+seam::gate!();

@@ -131,44 +131,13 @@ fn a_panicking_task_leaves_the_pool_working<S: StealOps>() {
     assert_eq!(pool.get_steal_count(), pool.ground_truth().unwrap());
 }
 
-macro_rules! suite {
-    ($ops:ty) => {
-        #[test]
-        fn the_sum_is_over_workers_only() {
-            super::the_sum_is_over_workers_only::<$ops>();
-        }
-        #[test]
-        fn count_take_counts_other_queues_only() {
-            super::count_take_counts_other_queues_only::<$ops>();
-        }
-        #[test]
-        fn retire_moves_the_count() {
-            super::retire_moves_the_count::<$ops>();
-        }
-        #[test]
-        fn own_pops_are_not_steals() {
-            super::own_pops_are_not_steals::<$ops>();
-        }
-        #[test]
-        fn exact_when_quiescent_and_after_shutdown() {
-            super::exact_when_quiescent_and_after_shutdown::<$ops>();
-        }
-        #[test]
-        fn underestimates_while_busy() {
-            super::underestimates_while_busy::<$ops>();
-        }
-        #[test]
-        fn a_panicking_task_leaves_the_pool_working() {
-            super::a_panicking_task_leaves_the_pool_working::<$ops>();
-        }
-    };
-}
-
-mod reference {
-    suite!(ch06_nsteals::Reference);
-}
-
-#[cfg(feature = "exercise")]
-mod exercise {
-    suite!(ch06_nsteals::exercise::Exercise);
-}
+seam::tests!(
+    ch06_nsteals;
+    the_sum_is_over_workers_only,
+    count_take_counts_other_queues_only,
+    retire_moves_the_count,
+    own_pops_are_not_steals,
+    exact_when_quiescent_and_after_shutdown,
+    underestimates_while_busy,
+    a_panicking_task_leaves_the_pool_working,
+);

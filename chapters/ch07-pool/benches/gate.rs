@@ -1,5 +1,5 @@
 //! The grader's benchmark gate for chapter 7: the reader's idle/join mechanism against the
-//! reference, alternating, in the same run (see chapters/gate-main.rs). The workload is
+//! reference, alternating, in the same run (see `seam::gate!`). The workload is
 //! fib(18) with no cutoff on a 2-worker pool: joins that help, and workers that go idle and
 //! are woken between runs.
 
@@ -23,4 +23,4 @@ fn workload<I: IdleOps>(g: &mut BenchmarkGroup<'_, WallTime>, id: &str) {
     g.bench_function(id, |b| b.iter(|| pool.join(|| fib(black_box(18)), || 0)));
 }
 
-include!("../../gate-main.rs");
+seam::gate!();

@@ -110,28 +110,9 @@ fn a_forked_task_runs_once_and_the_join_ends<I: IdleOps + 'static>() {
     });
 }
 
-macro_rules! models {
-    ($ops:ty) => {
-        #[test]
-        fn one_worker_one_task() {
-            super::one_worker_one_task::<$ops>();
-        }
-        #[test]
-        fn two_workers_two_tasks() {
-            super::two_workers_two_tasks::<$ops>();
-        }
-        #[test]
-        fn a_forked_task_runs_once_and_the_join_ends() {
-            super::a_forked_task_runs_once_and_the_join_ends::<$ops>();
-        }
-    };
-}
-
-mod reference {
-    models!(ch07_pool::Reference);
-}
-
-#[cfg(feature = "exercise")]
-mod exercise {
-    models!(ch07_pool::exercise::Exercise);
-}
+seam::tests!(
+    ch07_pool;
+    one_worker_one_task,
+    two_workers_two_tasks,
+    a_forked_task_runs_once_and_the_join_ends,
+);

@@ -441,80 +441,22 @@ fn stats_report_the_pool<I: IdleOps + 'static>() {
     });
 }
 
-macro_rules! suite {
-    ($ops:ty) => {
-        #[test]
-        fn fib_without_cutoff_at_parallelism_1_2_4() {
-            super::fib_without_cutoff_at_parallelism_1_2_4::<$ops>();
-        }
-        #[test]
-        fn a_panic_reaches_the_joiner_and_the_pool_goes_on() {
-            super::a_panic_reaches_the_joiner_and_the_pool_goes_on::<$ops>();
-        }
-        #[test]
-        fn ten_thousand_panics_among_a_million_tasks() {
-            super::ten_thousand_panics_among_a_million_tasks::<$ops>();
-        }
-        #[test]
-        fn shutdown_under_load_loses_nothing() {
-            super::shutdown_under_load_loses_nothing::<$ops>();
-        }
-        #[test]
-        fn submissions_racing_close_lose_nothing() {
-            super::submissions_racing_close_lose_nothing::<$ops>();
-        }
-        #[test]
-        fn detached_forks_run_before_shutdown() {
-            super::detached_forks_run_before_shutdown::<$ops>();
-        }
-        #[test]
-        fn each_waiting_fork_gets_a_worker() {
-            super::each_waiting_fork_gets_a_worker::<$ops>();
-        }
-        #[test]
-        fn a_forked_handle_is_joined_outside_its_pool() {
-            super::a_forked_handle_is_joined_outside_its_pool::<$ops>();
-        }
-        #[test]
-        fn a_lone_worker_runs_what_it_waits_for() {
-            super::a_lone_worker_runs_what_it_waits_for::<$ops>();
-        }
-        #[test]
-        fn help_until_returns_only_when_done() {
-            super::help_until_returns_only_when_done::<$ops>();
-        }
-        #[test]
-        fn a_join_after_close_says_the_pool_is_closed() {
-            super::a_join_after_close_says_the_pool_is_closed::<$ops>();
-        }
-        #[test]
-        fn a_nested_panic_is_counted_once() {
-            super::a_nested_panic_is_counted_once::<$ops>();
-        }
-        #[test]
-        fn a_built_pool_has_the_stacks_and_names_asked_for() {
-            super::a_built_pool_has_the_stacks_and_names_asked_for::<$ops>();
-        }
-        #[test]
-        fn two_pools_waiting_on_each_other_finish() {
-            super::two_pools_waiting_on_each_other_finish::<$ops>();
-        }
-        #[test]
-        fn a_pool_dropped_on_its_own_worker_returns_the_result() {
-            super::a_pool_dropped_on_its_own_worker_returns_the_result::<$ops>();
-        }
-        #[test]
-        fn stats_report_the_pool() {
-            super::stats_report_the_pool::<$ops>();
-        }
-    };
-}
-
-mod reference {
-    suite!(ch07_pool::Reference);
-}
-
-#[cfg(feature = "exercise")]
-mod exercise {
-    suite!(ch07_pool::exercise::Exercise);
-}
+seam::tests!(
+    ch07_pool;
+    fib_without_cutoff_at_parallelism_1_2_4,
+    a_panic_reaches_the_joiner_and_the_pool_goes_on,
+    ten_thousand_panics_among_a_million_tasks,
+    shutdown_under_load_loses_nothing,
+    submissions_racing_close_lose_nothing,
+    detached_forks_run_before_shutdown,
+    each_waiting_fork_gets_a_worker,
+    a_forked_handle_is_joined_outside_its_pool,
+    a_lone_worker_runs_what_it_waits_for,
+    help_until_returns_only_when_done,
+    a_join_after_close_says_the_pool_is_closed,
+    a_nested_panic_is_counted_once,
+    a_built_pool_has_the_stacks_and_names_asked_for,
+    two_pools_waiting_on_each_other_finish,
+    a_pool_dropped_on_its_own_worker_returns_the_result,
+    stats_report_the_pool,
+);

@@ -1,4 +1,5 @@
-// The build script of every chapter crate (each Cargo.toml says `build = "../exercise-build.rs"`).
+// The build script of every chapter crate (each Cargo.toml says
+// `build = "../seam/exercise-build.rs"`).
 //
 // It chooses the file compiled as `<chapter crate>::exercise` under the feature `exercise`:
 // the reader's `src/exercise.rs`, or whatever GRADE_EXERCISE_FILE names, which is how the

@@ -1,0 +1,68 @@
+//! The part of the exercise seam that every chapter shares (README, "How a chapter is wired").
+//!
+//! A chapter's checks are plain functions generic over the chapter's trait (`PollOps`,
+//! `TakeOps`, ...). Two implementations exist: `Reference`, the chapter's own module, and, when
+//! the grader builds with `--features exercise`, `exercise::Exercise`, the reader's file. The
+//! macros here instantiate each check for both, from one list of names:
+//!
+//! - [`tests!`] in `tests/*.rs` (and `tests/loom.rs`): `reference::NAME` always,
+//!   `exercise::NAME` under the feature, the prefix the grader filters on;
+//! - [`gate!`] in `benches/gate.rs`: the benchmark gate's `main`, timing both in one run.
+//!
+//! The chapter's build script, `exercise-build.rs` in this folder, picks which file is the
+//! exercise.
+
+/// Runs each named check, a function `fn NAME<X: Trait>()` of the calling file, as
+/// `reference::NAME` against `$krate::Reference` and, when the calling crate is built with its
+/// `exercise` feature, as `exercise::NAME` against `$krate::exercise::Exercise`.
+///
+/// ```ignore
+/// seam::tests!(ch02_poll; poll_takes_the_oldest, empty_poll_changes_nothing);
+/// ```
+#[macro_export]
+macro_rules! tests {
+    ($krate:ident; $($name:ident),+ $(,)?) => {
+        /// The checks against the chapter's reference.
+        mod reference {
+            $(
+                #[test]
+                fn $name() {
+                    super::$name::<$krate::Reference>();
+                }
+            )+
+        }
+
+        /// The same checks against the reader's answer (`cargo grade` turns the feature on).
+        #[cfg(feature = "exercise")]
+        mod exercise {
+            $(
+                #[test]
+                fn $name() {
+                    super::$name::<$krate::exercise::Exercise>();
+                }
+            )+
+        }
+    };
+}
+
+/// The benchmark gate's `main`: criterion times the calling file's
+/// `fn workload<X>(g: &mut BenchmarkGroup<'_, WallTime>, id: &str)` for `Reference` and
+/// `Exercise` alternately, twice each, in one group `gate`. The grader keeps the faster run of
+/// each side: whichever goes first on a busy machine otherwise pays for the warm-up of both.
+/// The calling file brings `Reference` and `Exercise` into scope.
+#[macro_export]
+macro_rules! gate {
+    () => {
+        fn gate(c: &mut criterion::Criterion) {
+            let mut g = c.benchmark_group("gate");
+            for round in 1..=2 {
+                workload::<Reference>(&mut g, &format!("reference-{round}"));
+                workload::<Exercise>(&mut g, &format!("exercise-{round}"));
+            }
+            g.finish();
+        }
+
+        criterion::criterion_group!(benches, gate);
+        criterion::criterion_main!(benches);
+    };
+}
