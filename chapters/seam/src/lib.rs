@@ -10,7 +10,9 @@
 //! - [`gate!`] in `benches/gate.rs`: the benchmark gate's `main`, timing both in one run.
 //!
 //! The chapter's build script, `exercise-build.rs` in this folder, picks which file is the
-//! exercise.
+//! exercise. [`shapes`] holds crossbeam-deque's test shapes for the queues of chapters 2-4.
+
+pub mod shapes;
 
 /// Runs each named check, a function `fn NAME<X: Trait>()` of the calling file, as
 /// `reference::NAME` against `$krate::Reference` and, when the calling crate is built with its
