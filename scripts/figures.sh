@@ -7,13 +7,18 @@
 #                               and loom: every chapter's loom runs on its mutants, with timelines)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib.sh
 
 chapters=("$@")
 want() { [ ${#chapters[@]} -eq 0 ] || [[ " ${chapters[*]} " == *" $1 "* ]]; }
 home=target/figures/criterion
+# Every figure's label: what, the date, the machine (the `machine` probe: the project's one
+# label, which the probes and bench-table print too) and the command.
+cargo build -q --release -p probes --bin machine --bin bench-table
 label() { # what, command
-  printf '# %s\n# %s, %s cores, %s; command:\n# %s\n\n' "$1" "$(date -u +%F)" "$(nproc)" "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')" "$2"
+  printf '# %s\n# %s, %s; command:\n# %s\n\n' "$1" "$(date -u +%F)" "$(target/release/machine)" "$2"
 }
+bench_table() { target/release/bench-table "$@"; }
 
 
 # The lines criterion prints for the benchmarks whose ids match $1 (on stdin: its output),
@@ -44,15 +49,15 @@ test_mutant() {
 loom_mutant() {
   local ch=$1 crate=$2 m=$3 filter=$4 loc=${5:+LOOM_LOCATION=1} f
   f=$(cargo grade "$ch" --mutant "$m")
-  label "loom on the mutant $m" "f=\$(cargo grade $ch --mutant $m); RUSTFLAGS=\"--cfg loom\" LOOM_MAX_PREEMPTIONS=3 ${loc:+$loc }GRADE_EXERCISE_FILE=\$f cargo test -p $crate --features exercise --release --test loom -- $filter --test-threads=1"
-  env RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=3 $loc CARGO_TARGET_DIR=target/loom GRADE_EXERCISE_FILE="$f" \
-    cargo test -q -p "$crate" --features exercise --release --test loom -- "$filter" --test-threads=1 2>&1 |
+  label "loom on the mutant $m" "f=\$(cargo grade $ch --mutant $m); $(loom_words) ${loc:+$loc }GRADE_EXERCISE_FILE=\$f cargo test -p $crate --features exercise --release --test loom -- $filter --test-threads=1"
+  ( [ -z "$loc" ] || export LOOM_LOCATION=1
+    GRADE_EXERCISE_FILE="$f" loom_cargo test -q -p "$crate" --features exercise --release --test loom -- "$filter" --test-threads=1 ) 2>&1 |
     grep -av '^\s*[0-9]*: \|^\s*at \|^note: \|^$\|^stack backtrace\|^error: test failed\|^Caused by\|^  process didn\|^warning\|^ *[0-9]* *|\|^ *-->\|^ *= ' || true
 }
 
 if want ch01; then
 echo "[figures] ch01: the report card of the untouched exercise"
-{ printf '# report card of the untouched exercise, %s, %s cores; command: cargo grade ch01\n' "$(date -u +%F)" "$(nproc)"
+{ label "report card of the untouched exercise" "cargo grade ch01"
   cargo grade ch01 2>&1 | sed -n '/^  [✓✗-] build/,$p' | sed '1i\\' || true
 } > chapters/ch01-ring/figures/card-stub.txt
 echo "[figures] ch01: probe output"
@@ -63,7 +68,7 @@ if want ch01; then
 echo "[figures] ch01: owner push+pop beside VecDeque and crossbeam-deque"
 criterion ch01-ring ring
 # 256 pushes + 256 takes per iteration (benches/ring.rs, BATCH = 256).
-python3 scripts/bench_table.py "$home" chapters/ch01-ring/figures/bench.md 512 "$cmd" \
+bench_table "$home" chapters/ch01-ring/figures/bench.md 512 "$cmd" \
   "push_pop_lifo:ch01 Ring,VecDeque,crossbeam Worker" \
   "push_pop_fifo:ch01 Ring,VecDeque,crossbeam Worker"
 
@@ -73,21 +78,21 @@ fi
 if want ch02 || want loom; then
 echo "[figures] ch02: loom on the reference and on two mutants"
 loom_run() { # file-to-test, test filter
-  RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=3 CARGO_TARGET_DIR=target/loom GRADE_EXERCISE_FILE="$1" \
-    cargo test -q -p ch02-poll --features exercise --release --test loom -- "$2" --test-threads=1 2>&1 |
+  GRADE_EXERCISE_FILE="$1" \
+    loom_cargo test -q -p ch02-poll --features exercise --release --test loom -- "$2" --test-threads=1 2>&1 |
     grep -v '^\s*[0-9]*: \|^\s*at \|^note: \|^$\|^stack backtrace' || true
 }
 for m in relaxed_slot_load no_base_recheck; do
   loom_mutant ch02 ch02-poll $m exercise::a_reused > chapters/ch02-poll/figures/loom-$m.txt
 done
-cmd='RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=3 cargo test -p ch02-poll --release --test loom -- reference:: --test-threads=1'
+cmd="$(loom_words) cargo test -p ch02-poll --release --test loom -- reference:: --test-threads=1"
 { label "loom on the reference" "$cmd"; loom_run "$PWD/chapters/ch02-poll/src/poll.rs" reference::; } > chapters/ch02-poll/figures/loom-reference.txt
 fi
 
 if want ch02; then
 echo "[figures] ch02: owner and single-thief costs beside crossbeam-deque"
 criterion ch02-poll poll
-python3 scripts/bench_table.py "$home" chapters/ch02-poll/figures/bench.md 512 "$cmd" \
+bench_table "$home" chapters/ch02-poll/figures/bench.md 512 "$cmd" \
   "owner_push_pop:ch02 Owner,crossbeam Worker" \
   "push_then_poll:ch02 Owner+Stealer,crossbeam Worker+Stealer"
 { label "contended: 1 owner, 1..4 thieves, 20,000 tasks per race, beside crossbeam-deque" "$cmd"
@@ -119,7 +124,7 @@ fi
 if want ch03; then
 echo "[figures] ch03: FIFO owner beside crossbeam's FIFO Worker"
 criterion ch03-last-slot take
-python3 scripts/bench_table.py "$home" chapters/ch03-last-slot/figures/bench.md 512 "$cmd" \
+bench_table "$home" chapters/ch03-last-slot/figures/bench.md 512 "$cmd" \
   "owner_fifo_push_take:ch03 Owner,crossbeam Worker"
 fi
 
@@ -140,7 +145,7 @@ if want ch04; then
 echo "[figures] ch04: growth beside crossbeam-deque; ten million tasks with peak heap"
 criterion ch04-grow grow
 # 4,096 pushes + 4,096 pops per iteration (benches/grow.rs, GROW_BATCH).
-python3 scripts/bench_table.py "$home" chapters/ch04-grow/figures/bench.md 8192 "$cmd" \
+bench_table "$home" chapters/ch04-grow/figures/bench.md 8192 "$cmd" \
   "owner_push_pop_growing:ch04 Owner,crossbeam Worker"
 { label "ten million tasks, 100 fresh queues growing from 64, 2 thieves" "$cmd"
   bench_lines '^ten_million/' <<<"$out"

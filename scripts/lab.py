@@ -27,7 +27,6 @@ A target is out of reach only where the floor itself is above it; the verdicts s
 import argparse
 import datetime
 import os
-import platform
 import re
 import subprocess
 import sys
@@ -93,7 +92,7 @@ def main():
     thieves = "1,2" if a.quick else "1,2,4"
 
     build = ["cargo", "build", "-q", "--release", "-p", "probes", "--bin", "forkjoin-steals", "--bin", "queue-ops",
-             "--bin", "atomic-costs"]
+             "--bin", "atomic-costs", "--bin", "machine"]
     run(build)
     bin_dir = os.path.join(ROOT, "target", "release")
     fj = run([os.path.join(bin_dir, "forkjoin-steals"), "--runs", str(runs), "--leaf-us", str(a.leaf_us),
@@ -118,12 +117,10 @@ def main():
     no_jdk = "no JDK 25 found" in jdk
     queue = {(name, op, int(k)): (float(med), float(lo), float(hi)) for name, op, k, med, lo, hi in rows(q, "qrow")}
 
-    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.machine())
-    load = open("/proc/loadavg").read().split()[0]
+    machine = run([os.path.join(bin_dir, "machine")]).strip()  # the project's one label
     out = []
     w = out.append
-    w(f"# Contention lab: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, {os.cpu_count()} cores "
-      f"({cpu}), load average {load} at the end")
+    w(f"# Contention lab: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, {machine} at the end")
     w(f"command: python3 scripts/lab.py {' '.join(sys.argv[1:])}".rstrip())
     w("")
     w(f"{runs} run(s) per cell, median (min-max) in ms; the JDK's after one warm-up run per row.")

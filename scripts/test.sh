@@ -9,6 +9,7 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
+source scripts/lib.sh
 export CARGO_TERM_COLOR=never
 
 passed=0
@@ -33,8 +34,7 @@ scripts/setup.sh || { echo "test.sh: the tools could not be installed"; echo "te
 # As in setup.sh: the venv last, for mdbook where it came as a wheel.
 export PATH="$HOME/.cargo/bin:$PATH:$PWD/.venv/bin"
 
-# Loom models: every chapter with tests/loom.rs, under --cfg loom in a target dir of
-# their own. A loom suite that runs no model fails: the count must be above zero.
+# Loom models: every chapter with tests/loom.rs, under loom_cargo (scripts/loom.env). A loom suite that runs no model fails: the count must be above zero.
 # A filter, if given, selects the models to run; by default every model but the exercise's
 # (`exercise::`, which needs the grader's feature), in the chapters and in the `reclaim` crate.
 loom_models() {
@@ -44,8 +44,8 @@ loom_models() {
     [ -f "$dir/tests/loom.rs" ] || continue
     any=1
     crate=$(basename "$dir")
-    out=$(RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=3 CARGO_TARGET_DIR=target/loom \
-      cargo test -p "$crate" --release --test loom -- "${select[@]}" --test-threads=1 2>&1) || { echo "$out" | tail -40; return 1; }
+    out=$(loom_cargo test -p "$crate" --release --test loom -- "${select[@]}" --test-threads=1 2>&1) ||
+      { echo "$out" | tail -40; return 1; }
     n=$(echo "$out" | sed -n 's/^test result: ok\. \([0-9]*\) passed.*/\1/p' | head -1)
     echo "$crate: ${n:-0} loom models ran"
     [ "${n:-0}" -gt 0 ] || { echo "$crate: the loom suite ran no model"; return 1; }
@@ -106,7 +106,10 @@ loom_timeline_shown() {
 book_snippets() {
   local deps=target/mdbook-deps
   rm -rf "$deps"
-  cargo build -q -p ch01-ring -p ch02-poll -p ch03-last-slot -p ch04-grow -p ch05-phase -p ch06-nsteals -p ch07-pool --target-dir "$deps" && mdbook test -L "$deps/debug/deps"
+  local crates
+  crates=$(chapter_crates | sed 's/[^ ]*/-p &/g')
+  # shellcheck disable=SC2086 # one word per -p and crate
+  cargo build -q $crates --target-dir "$deps" && mdbook test -L "$deps/debug/deps"
 }
 
 book_build() {

@@ -1,6 +1,13 @@
-//! The chapters the grader knows, and where each one keeps its parts.
+//! The chapters the grader knows, and where each one keeps its parts: the table is the data
+//! file `chapters/chapters.toml` (the scripts read it too), compiled into the grader.
 
-/// One graded chapter. Paths are relative to the workspace root.
+use std::sync::OnceLock;
+
+use serde::Deserialize;
+
+/// One graded chapter, as `chapters/chapters.toml` describes it (its header says what each
+/// field means). Paths are relative to the workspace root.
+#[derive(Debug)]
 pub struct Chapter {
     /// Short name the reader types: `cargo grade ch01`.
     pub id: &'static str,
@@ -18,6 +25,48 @@ pub struct Chapter {
     /// Largest allowed ratio of the exercise's time to the reference's in the
     /// benchmark gate (`benches/gate.rs`), or `None` for a chapter without a gate.
     pub gate_ratio: Option<f64>,
+}
+
+/// A `[[chapter]]` entry of the file.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Entry {
+    id: String,
+    name: String,
+    title: String,
+    solution: String,
+    loom: bool,
+    #[serde(default)]
+    orderings: String,
+    gate_ratio: Option<f64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Table {
+    chapter: Vec<Entry>,
+}
+
+/// The chapters, in the book's order.
+pub fn all() -> &'static [Chapter] {
+    static ALL: OnceLock<Vec<Chapter>> = OnceLock::new();
+    ALL.get_or_init(|| {
+        let text = include_str!("../../chapters/chapters.toml");
+        // Checked by the tests below, so a grader that compiles with a bad table never ships.
+        let table: Table = toml::from_str(text).expect("chapters/chapters.toml is a valid table");
+        // The table lives as long as the grader: its strings are kept for good (seven rows).
+        let keep = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
+        let chapter = |e: Entry| Chapter {
+            id: keep(e.id),
+            name: keep(e.name),
+            title: keep(e.title),
+            solution: keep(e.solution),
+            loom: e.loom,
+            orderings: keep(e.orderings),
+            gate_ratio: e.gate_ratio,
+        };
+        table.chapter.into_iter().map(chapter).collect()
+    })
 }
 
 impl Chapter {
@@ -47,78 +96,11 @@ impl Chapter {
     }
 }
 
-pub const CHAPTERS: &[Chapter] = &[
-    Chapter {
-        id: "ch01",
-        name: "ch01-ring",
-        title: "Chapter 1: a single-owner ring",
-        solution: "solutions/ch01-ring/ops.rs",
-        loom: false,
-        orderings: "",
-        gate_ratio: Some(2.0),
-    },
-    Chapter {
-        id: "ch02",
-        name: "ch02-poll",
-        title: "Chapter 2: the thief's poll()",
-        solution: "solutions/ch02-poll/poll.rs",
-        loom: true,
-        orderings: "What each ordering buys",
-        gate_ratio: Some(2.0),
-    },
-    Chapter {
-        id: "ch03",
-        name: "ch03-last-slot",
-        title: "Chapter 3: the last slot",
-        solution: "solutions/ch03-last-slot/take.rs",
-        loom: true,
-        orderings: "Orderings",
-        gate_ratio: Some(2.0),
-    },
-    Chapter {
-        id: "ch04",
-        name: "ch04-grow",
-        title: "Chapter 4: growing under thieves",
-        solution: "solutions/ch04-grow/grow.rs",
-        loom: true,
-        orderings: "Orderings",
-        gate_ratio: Some(2.0),
-    },
-    Chapter {
-        id: "ch05",
-        name: "ch05-phase",
-        title: "Chapter 5: the phase word",
-        solution: "solutions/ch05-phase/lock.rs",
-        loom: true,
-        orderings: "Orderings",
-        gate_ratio: Some(2.0),
-    },
-    Chapter {
-        id: "ch06",
-        name: "ch06-nsteals",
-        title: "Chapter 6: counting steals",
-        solution: "solutions/ch06-nsteals/steals.rs",
-        loom: false,
-        orderings: "",
-        gate_ratio: Some(2.0),
-    },
-    Chapter {
-        id: "ch07",
-        name: "ch07-pool",
-        title: "Chapter 7: the pool",
-        solution: "solutions/ch07-pool/idle.rs",
-        loom: true,
-        orderings: "Going idle without losing a wake-up",
-        gate_ratio: Some(2.0),
-    },
-];
-
-/// Finds a chapter by `ch01`, `ch01-ring`, `1` or `01`.
+/// Finds a chapter by `ch01`, `ch1`, `ch01-ring`, `1` or `01`.
 pub fn find(name: &str) -> Option<&'static Chapter> {
     let name = name.trim().to_ascii_lowercase();
-    CHAPTERS.iter().find(|c| {
-        name == c.id || name == c.name || name.parse::<u32>().ok() == c.id[2..].parse::<u32>().ok()
-    })
+    let number = |s: &str| s.strip_prefix("ch").unwrap_or(s).parse::<u32>().ok();
+    all().iter().find(|c| name == c.id || name == c.name || number(&name) == number(c.id))
 }
 
 #[cfg(test)]
@@ -127,11 +109,11 @@ mod tests {
 
     #[test]
     fn finds_a_chapter_by_any_of_its_names() {
-        for name in ["ch01", "ch01-ring", "1", "01", " CH01 "] {
+        for name in ["ch01", "ch1", "ch01-ring", "1", "01", " CH01 "] {
             assert_eq!(find(name).map(|c| c.id), Some("ch01"), "{name:?}");
         }
         assert_eq!(find("2").map(|c| c.name), Some("ch02-poll"));
-        for name in ["ch9", "ring", "", "0"] {
+        for name in ["ch9", "ring", "", "0", "ch", "chx"] {
             assert!(find(name).is_none(), "{name:?}");
         }
     }
@@ -140,7 +122,7 @@ mod tests {
     /// section per check it runs, each with at least one hint, and no section for anything else.
     #[test]
     fn each_hints_file_has_hints_for_each_check() {
-        for c in CHAPTERS {
+        for c in all() {
             let text = std::fs::read_to_string(format!("../{}", c.hints())).unwrap();
             let sections = crate::hints::sections(&text);
             for s in &sections {
@@ -153,10 +135,31 @@ mod tests {
         }
     }
 
+    /// The book lists every chapter's page, in the table's order, and each chapter's parts
+    /// exist where the table says.
+    #[test]
+    fn the_table_matches_the_book_and_the_tree() {
+        let summary = std::fs::read_to_string("../chapters/SUMMARY.md").unwrap();
+        let pages: Vec<&str> = summary
+            .lines()
+            .filter_map(|l| l.split_once("](")?.1.strip_suffix("/README.md)"))
+            .filter(|p| p.starts_with("ch"))
+            .collect();
+        let names: Vec<&str> = all().iter().map(|c| c.name).collect();
+        assert_eq!(pages, names, "chapters/SUMMARY.md against chapters/chapters.toml");
+        for (i, c) in all().iter().enumerate() {
+            assert_eq!(c.id, format!("ch{:02}", i + 1), "ids follow the book's order");
+            assert!(c.name.starts_with(&format!("{}-", c.id)), "{}: name {}", c.id, c.name);
+            for path in [c.solution.to_string(), c.exercise(), c.page(), c.hints(), c.mutants()] {
+                assert!(std::path::Path::new("..").join(&path).exists(), "{}: {path}", c.id);
+            }
+        }
+    }
+
     /// A failed loom model sends the reader to a section of the page: it must exist.
     #[test]
     fn each_loom_chapter_names_a_section_of_its_page() {
-        for c in CHAPTERS {
+        for c in all() {
             assert_eq!(c.loom, !c.orderings.is_empty(), "{}: loom models <=> a section", c.id);
             if c.loom {
                 let page = std::fs::read_to_string(format!("../{}", c.page())).unwrap();

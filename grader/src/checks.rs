@@ -4,6 +4,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use seam::criterion::{bench_dir, mean_ns};
+
 use crate::chapters::Chapter;
 use crate::run::{Limits, Output, run};
 
@@ -51,13 +53,36 @@ impl Check {
     }
 }
 
-/// Sets `cmd` (a `cargo test`) to run loom models as every loom run of this project does:
-/// `--cfg loom`, in a target folder of its own (so that it does not rebuild the normal one),
-/// with at most three preemptions per execution (the models are sized for that).
+/// Sets `cmd` (a `cargo test`) to run loom models as every loom run of this project does, with
+/// the settings of `scripts/loom.env` (`--cfg loom`, a target folder of its own, at most three
+/// preemptions), which the shell scripts read too.
 pub fn under_loom<'c>(cmd: &'c mut Command, root: &Path) -> &'c mut Command {
-    cmd.env("RUSTFLAGS", "--cfg loom")
-        .env("CARGO_TARGET_DIR", root.join("target/loom"))
-        .env("LOOM_MAX_PREEMPTIONS", "3")
+    for (key, value) in loom_env(root) {
+        // A path in the file is relative to the workspace root; cargo runs elsewhere.
+        let value = if key == "CARGO_TARGET_DIR" { root.join(value) } else { value.into() };
+        cmd.env(key, value);
+    }
+    cmd
+}
+
+/// The `KEY=VALUE` lines of `scripts/loom.env`. A missing or empty file would make loom checks
+/// pass without loom: the grader stops instead.
+fn loom_env(root: &Path) -> Vec<(String, String)> {
+    let path = root.join("scripts/loom.env");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("grade: {}: {e} (it says how loom runs)", path.display()));
+    let pairs: Vec<(String, String)> = text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| l.split_once('='))
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .collect();
+    assert!(
+        pairs.iter().any(|(k, v)| k == "RUSTFLAGS" && v.contains("--cfg loom")),
+        "grade: {} sets no RUSTFLAGS with --cfg loom",
+        path.display()
+    );
+    pairs
 }
 
 /// How long the tests may go without one finishing before they count as stuck.
@@ -311,7 +336,7 @@ impl Target<'_> {
         }
         let fastest = |side: &str| {
             (1..=2)
-                .filter_map(|round| mean_ns(&home.join(format!("gate/{side}-{round}"))))
+                .filter_map(|round| mean_ns(&bench_dir(&home, "gate", &format!("{side}-{round}"))))
                 .reduce(f64::min)
         };
         match (fastest("exercise"), fastest("reference")) {
@@ -481,13 +506,6 @@ fn model_doc(source: &str, name: &str) -> Option<String> {
         .collect();
     (!doc.is_empty())
         .then(|| doc.into_iter().rev().collect::<Vec<_>>().join(" ").trim().to_string())
-}
-
-/// Criterion's mean estimate (ns) for one benchmark folder.
-fn mean_ns(dir: &Path) -> Option<f64> {
-    let text = std::fs::read_to_string(dir.join("new/estimates.json")).ok()?;
-    let json: serde_json::Value = serde_json::from_str(&text).ok()?;
-    json["mean"]["point_estimate"].as_f64()
 }
 
 /// What a bench verdict says: both times per run, their ratio and the limit.

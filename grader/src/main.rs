@@ -32,7 +32,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use chapters::{CHAPTERS, Chapter};
+use chapters::Chapter;
 use checks::{Check, Target, Verdict, bench_ratio};
 use state::State;
 
@@ -122,7 +122,7 @@ fn main() -> ExitCode {
     }
     if flag("--check") {
         let all: Vec<&'static Chapter> =
-            if chosen.is_empty() { CHAPTERS.iter().collect() } else { chosen };
+            if chosen.is_empty() { chapters::all().iter().collect() } else { chosen };
         return self_check(&root, &all);
     }
     if let Some(name) = mutant {
@@ -181,7 +181,7 @@ fn usage() -> &'static str {
 
 /// The chapters, one per line.
 fn list() -> String {
-    CHAPTERS.iter().map(|c| format!("  {:<5} {:<16} {}\n", c.id, c.name, c.title)).collect()
+    chapters::all().iter().map(|c| format!("  {:<5} {:<16} {}\n", c.id, c.name, c.title)).collect()
 }
 
 /// The workspace root: where `Cargo.lock` sits above this crate.
@@ -192,7 +192,7 @@ fn workspace_root() -> PathBuf {
 
 fn progress(state: &State) {
     println!("Progress (cargo grade CHAPTER to grade one):");
-    for c in CHAPTERS {
+    for c in chapters::all() {
         let mark = match state.done(c.id) {
             Some(true) => "✓ done",
             Some(false) => "✗ not yet",

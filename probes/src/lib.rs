@@ -90,12 +90,19 @@ pub fn fib_plain(n: u64) -> u64 {
     if n < 2 { n } else { fib_plain(n - 1) + fib_plain(n - 2) }
 }
 
-/// The machine a probe ran on, for its header: `2 cores, load average 0.84`. Single runs on a
-/// busy machine are not measurements, so every timed probe prints this.
+/// The machine a measurement ran on: `AMD EPYC 7B13, 2 cores, load average 0.84`. Single runs
+/// on a busy machine are not measurements, so every timed probe prints this, and so does every
+/// figure the scripts write (they get it from the `machine` probe): the project's one label.
 pub fn machine() -> String {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let model = cpuinfo
+        .lines()
+        .find_map(|l| l.strip_prefix("model name").and_then(|r| r.split_once(':')))
+        .map_or_else(|| std::env::consts::ARCH.to_string(), |(_, m)| m.trim().to_string());
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    format!("{cores} cores, load average {}", load.split_whitespace().next().unwrap_or("?"))
+    let load = load.split_whitespace().next().unwrap_or("?");
+    format!("{model}, {cores} cores, load average {load}")
 }
 
 /// `--help` or `-h` anywhere on the command line: prints `usage` and exits 0.

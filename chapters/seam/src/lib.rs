@@ -7,11 +7,13 @@
 //!
 //! - [`tests!`] in `tests/*.rs` (and `tests/loom.rs`): `reference::NAME` always,
 //!   `exercise::NAME` under the feature, the prefix the grader filters on;
-//! - [`gate!`] in `benches/gate.rs`: the benchmark gate's `main`, timing both in one run.
+//! - [`gate!`] in `benches/gate.rs`: the benchmark gate's `main`, timing both in one run
+//!   (the grader reads the times back with [`criterion::mean_ns`]).
 //!
 //! The chapter's build script, `exercise-build.rs` in this folder, picks which file is the
 //! exercise. [`shapes`] holds crossbeam-deque's test shapes for the queues of chapters 2-4.
 
+pub mod criterion;
 pub mod shapes;
 
 /// Runs each named check, a function `fn NAME<X: Trait>()` of the calling file, as
