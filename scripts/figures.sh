@@ -61,7 +61,7 @@ echo "[figures] ch01: the report card of the untouched exercise"
   cargo grade ch01 2>&1 | sed -n '/^  [✓✗-] build/,$p' | sed '1i\\' || true
 } > chapters/ch01-ring/figures/card-stub.txt
 echo "[figures] ch01: probe output"
-UPDATE_FIGURES=1 cargo test -q -p probes --test figures
+UPDATE_EXPECT=1 cargo test -q -p probes --test figures
 fi
 
 if want ch01; then

@@ -1,10 +1,13 @@
 //! The book includes the output of the deterministic probes from committed files.
 //! This test reruns each probe and fails if its output no longer matches the file, so
 //! the book never shows output the code no longer produces.
-//! `UPDATE_FIGURES=1 cargo test -p probes --test figures` rewrites the files.
+//! `UPDATE_EXPECT=1 cargo test -p probes --test figures` rewrites the files (expect-test's
+//! `expect_file!`).
 
 use std::path::Path;
 use std::process::Command;
+
+use expect_test::{ExpectFile, expect_file};
 
 /// Runs a probe that must succeed and returns its standard output (with stderr on failure).
 fn run_ok(bin: &str, args: &[&str]) -> String {
@@ -14,44 +17,20 @@ fn run_ok(bin: &str, args: &[&str]) -> String {
     text
 }
 
-/// Runs the probe and compares its output with the committed figure: `Err` says how to
-/// refresh it. With `UPDATE_FIGURES` set, writes the figure instead.
-fn compare(bin: &str, args: &[&str], figure: &str, update: bool) -> Result<(), String> {
-    let fresh = run_ok(bin, args);
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(figure);
-    if update {
-        std::fs::write(&path, &fresh).expect("write the figure");
-        return Ok(());
-    }
-    let committed = std::fs::read_to_string(&path).unwrap_or_default();
-    if committed == fresh {
-        Ok(())
-    } else {
-        Err(format!(
-            "{figure} is stale: rerun with UPDATE_FIGURES=1 cargo test -p probes --test figures\n--- fresh output ---\n{fresh}"
-        ))
-    }
+/// The ring trace the book shows (a macro: `expect_file!` takes the path as written).
+fn ring_trace() -> ExpectFile {
+    expect_file!["../../chapters/ch01-ring/figures/ring-trace.txt"]
 }
-
-const RING_TRACE: &str = "chapters/ch01-ring/figures/ring-trace.txt";
 
 #[test]
 fn ring_trace_matches_the_book() {
-    let update = std::env::var_os("UPDATE_FIGURES").is_some();
-    compare(env!("CARGO_BIN_EXE_ring-trace"), &[], RING_TRACE, update)
-        .unwrap_or_else(|e| panic!("{e}"));
+    ring_trace().assert_eq(&run_ok(env!("CARGO_BIN_EXE_ring-trace"), &[]));
 }
 
 #[test]
 fn phase_probe_matches_the_book() {
-    let update = std::env::var_os("UPDATE_FIGURES").is_some();
-    compare(
-        env!("CARGO_BIN_EXE_phase-probe"),
-        &[],
-        "chapters/ch05-phase/figures/phase-probe.txt",
-        update,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    expect_file!["../../chapters/ch05-phase/figures/phase-probe.txt"]
+        .assert_eq(&run_ok(env!("CARGO_BIN_EXE_phase-probe"), &[]));
 }
 
 #[test]
@@ -181,9 +160,12 @@ fn cas_contention_smoke_run() {
 /// that must be reported as a stale figure.
 #[test]
 fn a_figure_that_differs_from_the_probe_is_stale() {
-    let err = compare(env!("CARGO_BIN_EXE_ring-trace"), &["--start", "100"], RING_TRACE, false)
-        .expect_err("a different trace must not match the book's figure");
-    assert!(err.contains("is stale") && err.contains("UPDATE_FIGURES=1"), "{err}");
+    if std::env::var_os("UPDATE_EXPECT").is_some() {
+        return; // updating: comparing would write the other trace over the book's figure
+    }
+    let other = run_ok(env!("CARGO_BIN_EXE_ring-trace"), &["--start", "100"]);
+    let caught = std::panic::catch_unwind(|| ring_trace().assert_eq(&other));
+    assert!(caught.is_err(), "a different trace must not match the book's figure");
 }
 
 /// The contention probe at tiny sizes: it checks its own invariants (each task taken once,
@@ -234,7 +216,7 @@ fn code_of(file: &str, anchor: &str) -> String {
 
 /// A chapter page shows what changed since the previous chapter as a diff of the code. The
 /// figure is `diff -u` of the two anchors' code (comments stripped); this test remakes it.
-fn check_diff(old: (&str, &str), new: (&str, &str), figure: &str) {
+fn check_diff(old: (&str, &str), new: (&str, &str), figure: ExpectFile) {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
     let (a, b) = (dir.join("old.rs"), dir.join("new.rs"));
     std::fs::write(&a, code_of(old.0, old.1)).unwrap();
@@ -246,16 +228,7 @@ fn check_diff(old: (&str, &str), new: (&str, &str), figure: &str) {
         .expect("diff runs");
     let fresh = String::from_utf8(out.stdout).unwrap();
     assert!(fresh.contains("@@"), "the two anchors are identical: nothing to show");
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(figure);
-    if std::env::var_os("UPDATE_FIGURES").is_some() {
-        std::fs::write(&path, &fresh).unwrap();
-        return;
-    }
-    let committed = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        committed == fresh,
-        "{figure} is stale: rerun with UPDATE_FIGURES=1 cargo test -p probes --test figures\n{fresh}"
-    );
+    figure.assert_eq(&fresh);
 }
 
 #[test]
@@ -263,6 +236,6 @@ fn chapter_4_poll_diff_matches_the_sources() {
     check_diff(
         ("chapters/ch02-poll/src/poll.rs", "poll"),
         ("chapters/ch04-grow/src/take.rs", "poll"),
-        "chapters/ch04-grow/figures/poll.diff",
+        expect_file!["../../chapters/ch04-grow/figures/poll.diff"],
     );
 }
