@@ -44,40 +44,18 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let args: Vec<String> = std::env::args().skip(1).collect();
     let root = workspace_root();
-    let flag = |f: &str| args.iter().any(|a| a == f);
-    // `--mutant NAME` and `--file PATH` take a value; every other bare word names a chapter.
-    let value = |flag: &str| {
-        args.iter().position(|a| a == flag).map(|i| args.get(i + 1).cloned().unwrap_or_default())
+    let args = match Args::parse(std::env::args_os().skip(1)) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("grade: {e}\n");
+            eprintln!("{}", usage());
+            return ExitCode::from(2);
+        }
     };
-    let (mutant, file) = (value("--mutant"), value("--file"));
-    let names: Vec<&str> = args
-        .iter()
-        .enumerate()
-        .filter(|&(i, a)| {
-            let is_value = i > 0 && ["--mutant", "--file"].contains(&args[i - 1].as_str());
-            !a.starts_with("--") && !is_value
-        })
-        .map(|(_, a)| a.as_str())
-        .collect();
-    let known = [
-        "--check",
-        "--hint",
-        "--all",
-        "--reset",
-        "--list",
-        "--help",
-        "--mutant",
-        "--file",
-        "--library-mutants",
-        "--self-test",
-    ];
-    if let Some(bad) = args.iter().find(|a| a.starts_with("--") && !known.contains(&a.as_str())) {
-        eprintln!("grade: unknown option {bad}\n");
-        eprintln!("{}", usage());
-        return ExitCode::from(2);
-    }
+    let flag = |f: &str| args.switches.contains(&f);
+    let names: Vec<&str> = args.names.iter().map(String::as_str).collect();
+    let (mutant, file) = (args.mutant.clone(), args.file.clone());
     if flag("--all") && !flag("--hint") {
         eprintln!("grade: --all goes with --hint (every hint at once)\n");
         eprintln!("{}", usage());
@@ -171,12 +149,55 @@ fn main() -> ExitCode {
     }
 }
 
+/// The command line: chapter names (or, with `--library-mutants`, mutant names), the switches
+/// given, and the values of `--mutant` and `--file`.
+#[derive(Debug, Default, PartialEq)]
+struct Args {
+    names: Vec<String>,
+    switches: Vec<&'static str>,
+    mutant: Option<String>,
+    file: Option<String>,
+}
+
+impl Args {
+    const SWITCHES: [&'static str; 8] = [
+        "--check",
+        "--hint",
+        "--all",
+        "--reset",
+        "--list",
+        "--help",
+        "--library-mutants",
+        "--self-test",
+    ];
+
+    fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Args, lexopt::Error> {
+        use lexopt::prelude::*;
+        let mut parser = lexopt::Parser::from_args(args);
+        let mut out = Args::default();
+        while let Some(arg) = parser.next()? {
+            match arg {
+                Long("mutant") => out.mutant = Some(parser.value()?.string()?),
+                Long("file") => out.file = Some(parser.value()?.string()?),
+                Short('h') => out.switches.push("--help"),
+                Long(name) => match Self::SWITCHES.iter().find(|s| s[2..] == *name) {
+                    Some(s) => out.switches.push(s),
+                    None => return Err(arg.unexpected()),
+                },
+                Value(name) => out.names.push(name.string()?),
+                _ => return Err(arg.unexpected()),
+            }
+        }
+        Ok(out)
+    }
+}
+
 fn usage() -> &'static str {
     "usage: cargo grade [CHAPTER] [--hint [--all]] | --reset [CHAPTER] | --check [CHAPTER...] | --list\n\
      \x20      cargo grade CHAPTER --mutant NAME   (write a known-wrong variant, print its path)\n\
      \x20      cargo grade CHAPTER --file PATH     (grade PATH as the exercise; progress not kept)\n\
      \x20      cargo grade --library-mutants [NAME...] [--self-test]   (mutants of library code)\n\
-     CHAPTER is ch01, ch01-ring or 1."
+     CHAPTER is ch01, ch1, ch01-ring or 1."
 }
 
 /// The chapters, one per line.
@@ -638,4 +659,32 @@ fn summary(results: &[(Check, Verdict)]) -> String {
         })
         .collect::<Vec<_>>()
         .join("; ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(words: &[&str]) -> Result<Args, String> {
+        Args::parse(words.iter().map(Into::into)).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn reads_names_switches_and_values_in_any_order() {
+        let a = parse(&["--mutant", "relaxed_slot_load", "ch02", "--hint", "--file=f.rs"]).unwrap();
+        assert_eq!(a.names, ["ch02"]);
+        assert_eq!(a.switches, ["--hint"]);
+        assert_eq!(
+            (a.mutant.as_deref(), a.file.as_deref()),
+            (Some("relaxed_slot_load"), Some("f.rs"))
+        );
+        assert_eq!(parse(&["-h"]).unwrap().switches, ["--help"]);
+    }
+
+    #[test]
+    fn refuses_what_it_does_not_know_by_name() {
+        assert!(parse(&["--chek"]).unwrap_err().contains("--chek"));
+        assert!(parse(&["ch02", "--mutant"]).unwrap_err().contains("--mutant"));
+        assert!(parse(&["-x"]).is_err());
+    }
 }

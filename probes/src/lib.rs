@@ -24,35 +24,16 @@ pub fn median_min_max(values: &mut [f64]) -> (f64, f64, f64) {
     (values[values.len() / 2], values[0], values[values.len() - 1])
 }
 
-/// The command line as `(flag, value)` pairs. Every flag takes the next argument as its value,
-/// except the `switches`, which take none (their value is empty).
-pub fn flags(switches: &[&str]) -> Result<Vec<(String, String)>, String> {
-    let mut out = Vec::new();
-    let mut it = std::env::args().skip(1);
-    while let Some(flag) = it.next() {
-        let value = if switches.contains(&flag.as_str()) {
-            String::new()
-        } else {
-            it.next().ok_or(format!("{flag} needs a value"))?
-        };
-        out.push((flag, value));
-    }
-    Ok(out)
-}
-
-/// `value` parsed as a number, or an error naming `flag`.
-pub fn number<T: std::str::FromStr>(flag: &str, value: &str) -> Result<T, String>
-where
-    T::Err: std::fmt::Display,
-{
-    value.parse().map_err(|e| format!("{flag} {value:?}: {e}"))
-}
-
-/// A comma-separated list of counts, each at least 1, or an error naming `flag`.
-pub fn counts(flag: &str, value: &str) -> Result<Vec<usize>, String> {
-    let list = value.split(',').map(|v| number(flag, v)).collect::<Result<Vec<usize>, _>>()?;
+/// The value of `flag` as a comma-separated list of counts, each at least 1 (`--par 1,2,4`).
+pub fn counts(parser: &mut lexopt::Parser, flag: &str) -> Result<Vec<usize>, lexopt::Error> {
+    use lexopt::ValueExt;
+    let value = parser.value()?.string()?;
+    let list = value
+        .split(',')
+        .map(|v| v.trim().parse::<usize>().map_err(|e| format!("{flag} {value}: {v:?}: {e}")))
+        .collect::<Result<Vec<usize>, _>>()?;
     match list.contains(&0) {
-        true => Err(format!("{flag} {value}: each must be at least 1")),
+        true => Err(format!("{flag} {value}: each must be at least 1").into()),
         false => Ok(list),
     }
 }
@@ -70,7 +51,11 @@ pub fn median_run<T: Clone>(runs: &[(f64, T)]) -> T {
 /// and exits 0 (so asking for help is never mistaken for a flag missing its value); output
 /// piped into `head` ends the probe quietly instead of panicking on a broken pipe; then
 /// `parse` reads the command line, and an error is printed with the usage (exit status 2).
-pub fn start<A>(name: &str, usage: &str, parse: impl FnOnce() -> Result<A, String>) -> A {
+pub fn start<A, E: std::fmt::Display>(
+    name: &str,
+    usage: &str,
+    parse: impl FnOnce() -> Result<A, E>,
+) -> A {
     // SAFETY: restores the default action of SIGPIPE (end the process), which Rust's runtime
     // set to "ignore"; called first in `main`, before the probe starts any thread.
     #[cfg(unix)]

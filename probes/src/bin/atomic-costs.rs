@@ -62,12 +62,14 @@ fn ping_pong(rounds: u64) -> f64 {
 const USAGE: &str = "atomic-costs [--runs N]";
 
 /// `--runs N` (default 5).
-fn parse() -> Result<usize, String> {
+fn parse() -> Result<usize, lexopt::Error> {
+    use lexopt::prelude::*;
     let mut runs = 5;
-    for (flag, v) in probes::flags(&[])? {
-        match flag.as_str() {
-            "--runs" => runs = probes::number::<usize>(&flag, &v)?.max(1),
-            _ => return Err(format!("unknown flag {flag}")),
+    let mut p = lexopt::Parser::from_env();
+    while let Some(arg) = p.next()? {
+        match arg {
+            Long("runs") => runs = p.value()?.parse::<usize>()?.max(1),
+            _ => return Err(arg.unexpected()),
         }
     }
     Ok(runs)

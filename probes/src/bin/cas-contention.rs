@@ -216,7 +216,8 @@ fn main() {
     println!("check: every task taken exactly once; attempts add up");
 }
 
-fn parse() -> Result<Args, String> {
+fn parse() -> Result<Args, lexopt::Error> {
+    use lexopt::prelude::*;
     let mut a = Args {
         model: Model::Index,
         barrier: true,
@@ -224,23 +225,27 @@ fn parse() -> Result<Args, String> {
         thieves: vec![1, 2, 4, 8, 16],
         runs: 1,
     };
-    let mut it = std::env::args().skip(1);
-    while let Some(flag) = it.next() {
-        let v = it.next().ok_or(format!("{flag} needs a value"))?;
-        let num = |s: &str| s.parse::<usize>().map_err(|e| format!("{flag} {s:?}: {e}"));
-        match (flag.as_str(), v.as_str()) {
-            ("--model", "index") => a.model = Model::Index,
-            ("--model", "slot") => a.model = Model::Slot,
-            ("--start", "barrier") => a.barrier = true,
-            ("--start", "staggered") => a.barrier = false,
-            ("--tasks", _) => a.tasks = num(&v)?,
-            ("--runs", _) => a.runs = num(&v)?.max(1),
-            ("--thieves", _) => a.thieves = v.split(',').map(num).collect::<Result<_, _>>()?,
-            _ => return Err(format!("bad flag or value: {flag} {v}")),
+    let mut p = lexopt::Parser::from_env();
+    while let Some(arg) = p.next()? {
+        match arg {
+            Long("model") => match p.value()?.string()?.as_str() {
+                "index" => a.model = Model::Index,
+                "slot" => a.model = Model::Slot,
+                v => return Err(format!("--model {v}: index or slot").into()),
+            },
+            Long("start") => match p.value()?.string()?.as_str() {
+                "barrier" => a.barrier = true,
+                "staggered" => a.barrier = false,
+                v => return Err(format!("--start {v}: barrier or staggered").into()),
+            },
+            Long("tasks") => a.tasks = p.value()?.parse()?,
+            Long("runs") => a.runs = p.value()?.parse::<usize>()?.max(1),
+            Long("thieves") => a.thieves = probes::counts(&mut p, "--thieves")?,
+            _ => return Err(arg.unexpected()),
         }
     }
-    if a.tasks == 0 || a.tasks > u32::MAX as usize - 1 || a.thieves.contains(&0) {
-        return Err("--tasks must be in 1..2^32-1 and every thief count at least 1".into());
+    if a.tasks == 0 || a.tasks > u32::MAX as usize - 1 {
+        return Err("--tasks must be in 1..2^32-1".into());
     }
     Ok(a)
 }

@@ -232,7 +232,8 @@ fn main() {
     }
 }
 
-fn parse() -> Result<Opts, String> {
+fn parse() -> Result<Opts, lexopt::Error> {
+    use lexopt::prelude::*;
     let mut o = Opts {
         runs: 3,
         leaf: None,
@@ -242,26 +243,27 @@ fn parse() -> Result<Opts, String> {
         rows: false,
         ours_only: false,
     };
-    for (flag, v) in probes::flags(&["--rows", "--ours-only"])? {
-        match flag.as_str() {
-            "--rows" => o.rows = true,
-            "--ours-only" => o.ours_only = true,
-            "--runs" => o.runs = probes::number::<usize>(&flag, &v)?.max(1),
-            "--leaf" => o.leaf = Some(probes::number(&flag, &v)?),
-            "--leaf-us" => {
-                let us: f64 = probes::number(&flag, &v)?;
+    let mut p = lexopt::Parser::from_env();
+    while let Some(arg) = p.next()? {
+        match arg {
+            Long("rows") => o.rows = true,
+            Long("ours-only") => o.ours_only = true,
+            Long("runs") => o.runs = p.value()?.parse::<usize>()?.max(1),
+            Long("leaf") => o.leaf = Some(p.value()?.parse()?),
+            Long("leaf-us") => {
+                let us: f64 = p.value()?.parse()?;
                 if !(us > 0.0 && us < 1e6) {
-                    return Err(format!("--leaf-us {v}: must be above 0 and below 1e6"));
+                    return Err(format!("--leaf-us {us}: must be above 0 and below 1e6").into());
                 }
                 o.leaf_us = Some(us);
             }
-            "--par" => o.pars = probes::counts(&flag, &v)?,
-            "--fib" => o.fib = probes::number(&flag, &v)?,
-            _ => return Err(format!("unknown flag {flag}")),
+            Long("par") => o.pars = probes::counts(&mut p, "--par")?,
+            Long("fib") => o.fib = p.value()?.parse()?,
+            _ => return Err(arg.unexpected()),
         }
     }
     if o.fib > 40 {
-        return Err(format!("--fib {}: at most 40 (fib(40) forks 300 million tasks)", o.fib));
+        return Err(format!("--fib {}: at most 40 (fib(40) forks 300 million tasks)", o.fib).into());
     }
     Ok(o)
 }

@@ -57,22 +57,25 @@ fn main() {
     }
 }
 
-fn parse() -> Result<u32, String> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.as_slice() {
-        [] => Ok(0x39b8),
-        [flag, n] if flag == "--probe" => {
-            let v = match n.strip_prefix("0x") {
-                Some(hex) => u32::from_str_radix(hex, 16),
-                None => n.parse(),
+fn parse() -> Result<u32, lexopt::Error> {
+    use lexopt::prelude::*;
+    let mut probe = 0x39b8;
+    let mut p = lexopt::Parser::from_env();
+    while let Some(arg) = p.next()? {
+        match arg {
+            Long("probe") => {
+                let n = p.value()?.string()?;
+                probe = match n.strip_prefix("0x") {
+                    Some(hex) => u32::from_str_radix(hex, 16),
+                    None => n.parse(),
+                }
+                .map_err(|e| format!("--probe {n:?}: {e}"))?;
             }
-            .map_err(|e| format!("--probe {n:?}: {e}"))?;
-            if v == 0 {
-                Err("--probe 0 means 'no probe yet' in the JDK: give a non-zero one".into())
-            } else {
-                Ok(v)
-            }
+            _ => return Err(arg.unexpected()),
         }
-        _ => Err(format!("unexpected arguments {args:?}")),
     }
+    if probe == 0 {
+        return Err("--probe 0 means 'no probe yet' in the JDK: give a non-zero one".into());
+    }
+    Ok(probe)
 }

@@ -17,21 +17,20 @@ struct Args {
     runs: usize,
 }
 
-fn parse() -> Result<Args, String> {
+fn parse() -> Result<Args, lexopt::Error> {
+    use lexopt::prelude::*;
     let mut args = Args { tasks: 200_000, thieves: vec![1, 2, 4], runs: 1 };
-    let mut it = std::env::args().skip(1);
-    while let Some(flag) = it.next() {
-        let value = it.next().ok_or(format!("{flag} needs a value"))?;
-        let number = |v: &str| v.parse::<usize>().map_err(|e| format!("{flag} {v:?}: {e}"));
-        match flag.as_str() {
-            "--tasks" => args.tasks = number(&value)?,
-            "--runs" => args.runs = number(&value)?.max(1),
-            "--thieves" => args.thieves = value.split(',').map(number).collect::<Result<_, _>>()?,
-            _ => return Err(format!("unknown flag {flag}")),
+    let mut p = lexopt::Parser::from_env();
+    while let Some(arg) = p.next()? {
+        match arg {
+            Long("tasks") => args.tasks = p.value()?.parse()?,
+            Long("runs") => args.runs = p.value()?.parse::<usize>()?.max(1),
+            Long("thieves") => args.thieves = probes::counts(&mut p, "--thieves")?,
+            _ => return Err(arg.unexpected()),
         }
     }
-    if args.thieves.contains(&0) || args.tasks == 0 {
-        return Err("--tasks and every thief count must be at least 1".into());
+    if args.tasks == 0 {
+        return Err("--tasks must be at least 1".into());
     }
     Ok(args)
 }

@@ -25,20 +25,24 @@ struct Opts {
     fresh: bool,
 }
 
-fn parse() -> Result<Opts, String> {
+fn parse() -> Result<Opts, lexopt::Error> {
+    use lexopt::prelude::*;
     let mut o = Opts { pars: vec![2, 16], rounds: 8, runs: 20, fib: 30, fresh: false };
-    for (flag, v) in probes::flags(&["--fresh"])? {
-        match flag.as_str() {
-            "--fresh" => o.fresh = true,
-            "--par" => o.pars = probes::counts(&flag, &v)?,
-            "--rounds" => o.rounds = probes::number::<usize>(&flag, &v)?.max(1),
-            "--runs" => o.runs = probes::number::<usize>(&flag, &v)?.max(1),
-            "--fib" => o.fib = probes::number(&flag, &v)?,
-            _ => return Err(format!("unknown flag {flag}")),
+    let mut p = lexopt::Parser::from_env();
+    while let Some(arg) = p.next()? {
+        match arg {
+            Long("fresh") => o.fresh = true,
+            Long("par") => o.pars = probes::counts(&mut p, "--par")?,
+            Long("rounds") => o.rounds = p.value()?.parse::<usize>()?.max(1),
+            Long("runs") => o.runs = p.value()?.parse::<usize>()?.max(1),
+            Long("fib") => o.fib = p.value()?.parse()?,
+            _ => return Err(arg.unexpected()),
         }
     }
     if o.fib > 35 {
-        return Err(format!("--fib {}: at most 35 here (each round runs it --runs times)", o.fib));
+        return Err(
+            format!("--fib {}: at most 35 here (each round runs it --runs times)", o.fib).into()
+        );
     }
     Ok(o)
 }

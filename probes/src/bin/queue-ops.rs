@@ -154,17 +154,19 @@ fn measure(
         }
     }
 }
-fn parse() -> Result<Opts, String> {
+fn parse() -> Result<Opts, lexopt::Error> {
+    use lexopt::prelude::*;
     let mut o =
         Opts { runs: 5, tasks: 200_000, thieves: vec![1, 2, 4], rows: false, ours_only: false };
-    for (flag, v) in probes::flags(&["--rows", "--ours-only"])? {
-        match flag.as_str() {
-            "--rows" => o.rows = true,
-            "--ours-only" => o.ours_only = true,
-            "--runs" => o.runs = probes::number::<usize>(&flag, &v)?.max(1),
-            "--tasks" => o.tasks = probes::number::<usize>(&flag, &v)?.max(1),
-            "--thieves" => o.thieves = probes::counts(&flag, &v)?,
-            _ => return Err(format!("unknown flag {flag}")),
+    let mut p = lexopt::Parser::from_env();
+    while let Some(arg) = p.next()? {
+        match arg {
+            Long("rows") => o.rows = true,
+            Long("ours-only") => o.ours_only = true,
+            Long("runs") => o.runs = p.value()?.parse::<usize>()?.max(1),
+            Long("tasks") => o.tasks = p.value()?.parse::<usize>()?.max(1),
+            Long("thieves") => o.thieves = probes::counts(&mut p, "--thieves")?,
+            _ => return Err(arg.unexpected()),
         }
     }
     Ok(o)

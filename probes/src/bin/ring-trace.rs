@@ -47,11 +47,15 @@ fn show(ring: &Ring<char>, what: &str) {
     println!("## {what}\n{}", table::render(ring.raw()));
 }
 
-fn parse_start() -> Result<i32, String> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.as_slice() {
-        [] => Ok(i32::MAX - 2),
-        [flag, n] if flag == "--start" => n.parse().map_err(|e| format!("--start {n:?}: {e}")),
-        other => Err(format!("unexpected arguments {other:?}")),
+fn parse_start() -> Result<i32, lexopt::Error> {
+    use lexopt::prelude::*;
+    let mut start = i32::MAX - 2;
+    let mut p = lexopt::Parser::from_env();
+    while let Some(arg) = p.next()? {
+        match arg {
+            Long("start") => start = p.value()?.parse()?,
+            _ => return Err(arg.unexpected()),
+        }
     }
+    Ok(start)
 }

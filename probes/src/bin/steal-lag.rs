@@ -61,17 +61,19 @@ fn main() {
     }
 }
 
-fn parse() -> Result<(usize, usize), String> {
+fn parse() -> Result<(usize, usize), lexopt::Error> {
+    use lexopt::prelude::*;
     let (mut workers, mut tasks) = (2, 200_000);
-    let mut it = std::env::args().skip(1);
-    while let Some(flag) = it.next() {
-        let v = it.next().ok_or(format!("{flag} needs a value"))?;
-        let n: usize = v.parse().map_err(|e| format!("{flag} {v:?}: {e}"))?;
-        match flag.as_str() {
-            "--workers" if n >= 1 => workers = n,
-            "--tasks" => tasks = n,
-            _ => return Err(format!("bad flag or value: {flag} {v}")),
+    let mut p = lexopt::Parser::from_env();
+    while let Some(arg) = p.next()? {
+        match arg {
+            Long("workers") => workers = p.value()?.parse::<usize>()?,
+            Long("tasks") => tasks = p.value()?.parse()?,
+            _ => return Err(arg.unexpected()),
         }
+    }
+    if workers == 0 {
+        return Err("--workers must be at least 1".into());
     }
     Ok((workers, tasks))
 }
