@@ -17,8 +17,6 @@
 
 #[cfg(not(loom))]
 pub mod contention;
-#[cfg(loom)]
-pub mod model;
 mod queue;
 pub use reclaim::sync;
 

@@ -7,7 +7,7 @@ use crossbeam_utils::CachePadded;
 
 use crate::sync::{Arc, AtomicI32, AtomicPtr, Ordering};
 use crate::{PollOps, PollStats, Reference};
-use reclaim::{pin, take_own, take_task};
+use reclaim::{pin, take_keeping_box, take_own};
 
 // ANCHOR: work_queue
 /// The shared state of a work-stealing queue: chapter 1's ring with atomic slots.
@@ -211,7 +211,7 @@ impl<T, P: PollOps> Stealer<T, P> {
         let pin = pin(); // held from the first slot read to the CAS: see `reclaim`
         let p = P::poll(&self.q, stats);
         // SAFETY: the contract of the unsafe trait `PollOps`: null or a pointer taken by CAS.
-        unsafe { take_task(p, &pin) }
+        unsafe { take_keeping_box(p, &pin) }
     }
 
     /// The shared state.

@@ -6,9 +6,9 @@
 //! `RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=3 cargo test -p ch02-poll --release --test loom`
 #![cfg(loom)]
 
-use ch02_poll::model::{Task, exactly_once, run, task};
 use ch02_poll::{PollOps, Stealer, new_with};
 use loom::thread;
+use seam::model::{Task, exactly_once, run, task};
 
 fn thief<P: PollOps + 'static>(
     s: &Stealer<Task, P>,

@@ -2,9 +2,9 @@
 //! (`LOOM_MAX_PREEMPTIONS=3`). Every task must be taken exactly once, with its contents visible.
 #![cfg(loom)]
 
-use ch02_poll::model::{Task, exactly_once, run, task};
 use ch03_last_slot::{TakeOps, new_with};
 use loom::thread;
+use seam::model::{Task, exactly_once, run, task};
 
 /// Two tasks; the owner takes in `fifo` mode while a thief polls twice.
 fn owner_takes_while_a_thief_polls<O: TakeOps + 'static>(fifo: bool) {

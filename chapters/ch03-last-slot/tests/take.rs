@@ -17,7 +17,7 @@ fn thief_wins_slot_and_pauses<T>(q: &WorkQueue<T>) -> T {
     let p = q.slot(b).swap(std::ptr::null_mut(), Ordering::SeqCst);
     let pin = reclaim::pin();
     // SAFETY: we just took this pointer out of its slot, as a thief's CAS would.
-    unsafe { reclaim::take_task(p, &pin) }.expect("a task at base")
+    unsafe { reclaim::take_keeping_box(p, &pin) }.expect("a task at base")
 }
 
 fn thief_finishes<T>(q: &WorkQueue<T>) {

@@ -26,7 +26,7 @@ pub use queue::{Memory, Slots, WorkQueue, push, push_slot};
 use std::cell::Cell;
 use std::marker::PhantomData;
 
-use reclaim::{home, pin, take_own, take_stolen};
+use reclaim::{home, pin, take_own, take_sending_box_home};
 
 use crate::sync::Arc;
 
@@ -187,8 +187,8 @@ impl<T> Stealer<T> {
             take::poll(&self.q, stats)
         };
         // SAFETY: `take::poll` returns null or a pointer its CAS took while pinned; the box goes
-        // back to the thread that pushed it (chapter 2's `take_stolen`), once the pin is over.
-        unsafe { take_stolen(p, self.q.home()) }
+        // back to the thread that pushed it (chapter 2's `take_sending_box_home`), once the pin is over.
+        unsafe { take_sending_box_home(p, self.q.home()) }
     }
 
     /// The shared state.

@@ -64,7 +64,7 @@ pub struct WorkQueue<T> {
     retired: Mutex<Vec<Box<Slots<T>>>>,
     /// `grow` is not called past this capacity: the array then fills and push says [`Full`].
     max_capacity: usize,
-    /// Where thieves hand the task boxes they take back to (chapter 2's `take_stolen`): the home
+    /// Where thieves hand the task boxes they take back to (chapter 2's `take_sending_box_home`): the home
     /// of the thread that pushes here, bound once. `Some(None)`: many threads push here (a
     /// submission queue), so thieves keep what they take.
     pub(crate) home: OnceLock<Option<Arc<Home>>>,

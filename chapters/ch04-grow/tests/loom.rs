@@ -6,9 +6,9 @@
 //! `RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=3 cargo test -p ch04-grow --release --test loom`
 #![cfg(loom)]
 
-use ch02_poll::model::{Task, exactly_once, run, task};
 use ch04_grow::{GrowOps, Stealer, new_with};
 use loom::thread;
+use seam::model::{Task, exactly_once, run, task};
 
 fn thief(s: &Stealer<Task>, polls: usize) -> thread::JoinHandle<Vec<usize>> {
     let s = s.clone();

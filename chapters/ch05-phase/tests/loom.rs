@@ -5,11 +5,11 @@
 //! `RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=3 cargo test -p ch05-phase --release --test loom`
 #![cfg(loom)]
 
-use ch02_poll::model::{Task, exactly_once, run, task};
 use ch05_phase::sync::Ordering::Relaxed;
 use ch05_phase::{IDLE, PhaseOps, Queues, snapshot};
 use loom::sync::Arc;
 use loom::thread;
+use seam::model::{Task, exactly_once, run, task};
 
 /// A 2-slot queues array: every submitter lands on index 0.
 fn one_submission_queue<P: PhaseOps>() -> Arc<Queues<Task, P>> {

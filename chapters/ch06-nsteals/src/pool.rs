@@ -10,7 +10,7 @@ use std::time::Duration;
 use ch02_poll::{Full, PollStats};
 use ch05_phase::{Queue, Queues, advance_probe, new_probe};
 use crossbeam_utils::CachePadded;
-use reclaim::{pin, take_own, take_task};
+use reclaim::{pin, take_keeping_box, take_own};
 
 use crate::{Reference, StealOps};
 
@@ -262,7 +262,7 @@ pub fn steal<T>(q: &Queue<T>) -> Option<T> {
     }
     let pin = pin();
     // SAFETY: `poll` returns null or a pointer its CAS took, under `pin`.
-    unsafe { take_task(ch04_grow::take::poll(q.work(), &mut PollStats::default()), &pin) }
+    unsafe { take_keeping_box(ch04_grow::take::poll(q.work(), &mut PollStats::default()), &pin) }
 }
 
 // ANCHOR: run_worker

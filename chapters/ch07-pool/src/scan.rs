@@ -17,7 +17,7 @@ use std::ptr::null_mut;
 
 use ch04_grow::WorkQueue;
 use ch05_phase::{Queue, Queues};
-use reclaim::{pin, take_stolen};
+use reclaim::{pin, take_sending_box_home};
 
 use crate::sync::Ordering::{Acquire, Relaxed, SeqCst};
 
@@ -66,7 +66,7 @@ pub fn try_poll<T>(q: &WorkQueue<T>) -> Polled<*mut T> {
 // ANCHOR_END: try_poll
 
 /// A thief's take from `q`, whose boxes go back to the queue's home when it has one (chapter
-/// 2's `take_stolen`, chapter 4's `WorkQueue::home`: a worker's queue, once its worker has
+/// 2's `take_sending_box_home`, chapter 4's `WorkQueue::home`: a worker's queue, once its worker has
 /// started; submission queues have many pushers and none). An empty queue costs two loads and
 /// no pin; the pin ends with the CAS.
 pub fn steal<T>(q: &Queue<T>) -> Polled<T> {
@@ -80,7 +80,7 @@ pub fn steal<T>(q: &Queue<T>) -> Polled<T> {
     match polled {
         Polled::Task(t) => {
             // SAFETY: `try_poll` returned a pointer its CAS took, while pinned.
-            unsafe { take_stolen(t, q.work().home()) }.map_or(Polled::Empty, Polled::Task)
+            unsafe { take_sending_box_home(t, q.work().home()) }.map_or(Polled::Empty, Polled::Task)
         }
         Polled::Empty => Polled::Empty,
         Polled::Stalled => Polled::Stalled,

@@ -10,7 +10,7 @@ use reclaim::BoxCounts;
 /// global epoch, which a worker descheduled while pinned holds for everyone, most came from
 /// `malloc` on 2 cores; a `seal` that never recycles fails this (tried). And the boxes that
 /// thieves take from a worker's queue go back to that worker (the queue's home, chapter 2's
-/// `take_stolen`): a scan that steals without the queue's home fails this (a mutant).
+/// `take_sending_box_home`): a scan that steals without the queue's home fails this (a mutant).
 #[test]
 fn boxes_are_recycled_with_more_workers_than_cores() {
     let before = BoxCounts::now();

@@ -13,7 +13,7 @@ pub struct BoxCounts {
     pub reused: u64,
     pub allocated: u64,
     /// Of the boxes taken, those a thief sent back to the thread that pushed them
-    /// ([`take_stolen`](crate::take_stolen)).
+    /// ([`take_sending_box_home`](crate::take_sending_box_home)).
     pub sent_home: u64,
 }
 

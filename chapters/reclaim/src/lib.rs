@@ -11,7 +11,7 @@
 //! thieves all waiting for it to move.) Java cannot fail like this: while the thief holds `t`,
 //! the garbage collector will not reuse its memory.
 //!
-//! Rust needs the same promise explicitly. A thief holds a [`Pin`] from its first slot read
+//! Rust needs the same promise explicitly. A thief holds a [`Guard`] from its first slot read
 //! to its CAS, and every taker moves the task out at once but keeps its memory until every
 //! thread pinned at the time has unpinned: no pointer a thief can still compare against is
 //! ever reused. The owner takes with swaps, which compare nothing, so its own takes need no
@@ -23,7 +23,7 @@
 //! - **Pins** (`pins.rs`): each thread has a counter, odd while it is pinned; pinning is a
 //!   store and a SeqCst fence, unpinning a store. No global epoch.
 //! - **Limbo** (`limbo.rs`): each thread keeps what it took (a thief hands a box back to the
-//!   thread that pushed it instead, when it knows which: [`take_stolen`], `handback.rs`, a few
+//!   thread that pushed it instead, when it knows which: [`take_sending_box_home`], `handback.rs`, a few
 //!   at a time through the thief's `outbox.rs`), and
 //!   every [`BATCH`] takes *seals* a batch: a fence, then a look at every thread's counter,
 //!   noting those that are odd. The batch is past its pins once each noted counter has moved
@@ -57,21 +57,22 @@
 /// timed the same on fib(30); larger ones keep more memory waiting.)
 pub const BATCH: usize = 2048;
 
-/// Held while a thread reads task pointers out of slots: its counter is odd meanwhile (nothing
-/// under loom, whose models never wrap the ring while a thief holds a pointer). Pins nest.
-pub struct Pin {
+/// A pin, held while a thread reads task pointers out of slots: its counter is odd meanwhile
+/// (nothing under loom, whose models never wrap the ring while a thief holds a pointer). Pins
+/// nest. (crossbeam-epoch calls the same thing a `Guard`; `std::pin::Pin` is unrelated.)
+pub struct Guard {
     /// Not `Send`: the counter marked is this thread's.
     _not_send: std::marker::PhantomData<*const ()>,
 }
 
 /// Pins the current thread for one poll (from its first slot read to its CAS).
-pub fn pin() -> Pin {
+pub fn pin() -> Guard {
     #[cfg(not(loom))]
     pins::enter();
-    Pin { _not_send: std::marker::PhantomData }
+    Guard { _not_send: std::marker::PhantomData }
 }
 
-impl Drop for Pin {
+impl Drop for Guard {
     fn drop(&mut self) {
         #[cfg(not(loom))]
         pins::leave();
@@ -80,7 +81,7 @@ impl Drop for Pin {
 
 /// Moves `task` into memory of its own, for a slot: a recycled box of its layout when this
 /// thread has one whose pins have cleared, else a new one (same layout either way, so it may be
-/// freed as a `Box<T>`, or handed to [`take_task`]/[`take_own`]).
+/// freed as a `Box<T>`, or handed to [`take_keeping_box`]/[`take_own`]).
 ///
 /// Zero-sized tasks are refused at compile time: all their boxes share one dangling address, so
 /// no pin could keep a thief's CAS from matching a later task's.
@@ -98,20 +99,22 @@ pub fn boxed<T>(task: T) -> *mut T {
     Box::into_raw(Box::new(task))
 }
 
-/// A thief's take: moves the task out of `p`; its memory is reused or freed once no pinned
-/// thread can still hold `p`. `pin` is the one the thief held since it read `p`.
+/// A thief's take that keeps the box: moves the task out of `p`; the box joins this thread's
+/// own batches, reused or freed once no pinned thread can still hold `p` (the other thief's
+/// take, [`take_sending_box_home`], sends it to its pusher instead). `guard` is the pin the
+/// thief held since it read `p`.
 ///
 /// # Safety
 /// `p` is null, or a pointer that [`boxed`] made and that the caller took out of its slot (a
-/// successful CAS to null) while holding `pin`, so that no one else can take it.
-pub unsafe fn take_task<T>(p: *mut T, pin: &Pin) -> Option<T> {
-    let _ = pin; // the pin mattered while `p` was compared; the garbage waits for all pins
+/// successful CAS to null) while holding `guard`, so that no one else can take it.
+pub unsafe fn take_keeping_box<T>(p: *mut T, guard: &Guard) -> Option<T> {
+    let _ = guard; // the pin mattered while `p` was compared; the garbage waits for all pins
     // SAFETY: the caller's contract is `take_own`'s, and more.
     unsafe { take_own(p) }
 }
 
 /// Where a thread's task boxes go back to when another thread takes them: the thread that
-/// pushed them (see [`take_stolen`]).
+/// pushed them (see [`take_sending_box_home`]).
 pub struct Home {
     #[cfg(not(loom))]
     inbox: handback::Inbox<batch::Garbage>,
@@ -125,10 +128,10 @@ pub fn home() -> std::sync::Arc<Home> {
     std::sync::Arc::new(Home {})
 }
 
-// ANCHOR: take_stolen
+// ANCHOR: take_sending_box_home
 /// A thief's take, after its pin has ended: moves the task out of `p`, and sends the memory
 /// back to `home`, the thread that pushed it, where there is one (else keeps it, as
-/// [`take_task`]). The box goes by way of this thread's outbox (`outbox.rs`), a few at a
+/// [`take_keeping_box`]). The box goes by way of this thread's outbox (`outbox.rs`), a few at a
 /// time: [`send_pending`] sends what it holds. The thief's pin covers its reads of the slot up
 /// to its CAS; from the CAS on, the task is the thief's alone, so the rest, which may wait for
 /// a lock, runs unpinned (a thread descheduled while pinned holds back every batch sealed
@@ -144,7 +147,10 @@ pub fn home() -> std::sync::Arc<Home> {
 /// # Safety
 /// `p` is null, or a pointer that [`boxed`] made and that the caller took out of its slot with
 /// a successful CAS to null while pinned.
-pub unsafe fn take_stolen<T>(p: *mut T, home: Option<&std::sync::Arc<Home>>) -> Option<T> {
+pub unsafe fn take_sending_box_home<T>(
+    p: *mut T,
+    home: Option<&std::sync::Arc<Home>>,
+) -> Option<T> {
     match home {
         #[cfg(not(loom))]
         Some(home) if !p.is_null() => {
@@ -153,21 +159,21 @@ pub unsafe fn take_stolen<T>(p: *mut T, home: Option<&std::sync::Arc<Home>>) -> 
             limbo::send_home(p.cast(), std::alloc::Layout::new::<T>(), home);
             Some(task)
         }
-        // No home (or under loom, where boxes are freed at once): kept here, as `take_task`.
+        // No home (or under loom, where boxes are freed at once): kept here, as `take_keeping_box`.
         // SAFETY: the caller's contract is `take_own`'s, and more.
         _ => unsafe { take_own(p) },
     }
 }
-// ANCHOR_END: take_stolen
+// ANCHOR_END: take_sending_box_home
 
-/// Sends home now the stolen boxes this thread holds for another thread (see `take_stolen`):
+/// Sends home now the stolen boxes this thread holds for another thread (see `take_sending_box_home`):
 /// for a thread about to wait, so that the boxes do not wait with it. (Nothing under loom.)
 pub fn send_pending() {
     #[cfg(not(loom))]
     outbox::send_now();
 }
 
-/// The owner's take (and a thief's, through `take_task`): moves the task out of `p`; its memory
+/// The owner's take (and a thief's, through `take_keeping_box`): moves the task out of `p`; its memory
 /// is reused or freed once every thread pinned now has unpinned.
 ///
 /// # Safety

@@ -61,7 +61,7 @@ fn a_box_is_reused_only_after_the_pins_that_saw_it(thieves: usize) {
 
 /// The same, for a box handed back (`reclaim::handback`): thief A pins and reads the task,
 /// as above; thief B takes it with a CAS, unpins, and hands the box back to the owner's inbox
-/// (`take_stolen`). The owner, which never took it itself, seals with `seal_returned`, waits
+/// (`take_sending_box_home`). The owner, which never took it itself, seals with `seal_returned`, waits
 /// for the pins it noted, and reuses the memory. A seal that looks at the pins before it
 /// empties its inbox can miss A and race A's read: loom reports it on the cell.
 fn a_box_handed_back_is_reused_only_after_the_pins_that_saw_it() {

@@ -8,7 +8,9 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex, mpsc};
 use std::thread;
 
-use reclaim::{BATCH, Home, SEND_EVERY, boxed, home, pin, send_pending, take_own, take_stolen};
+use reclaim::{
+    BATCH, Home, SEND_EVERY, boxed, home, pin, send_pending, take_own, take_sending_box_home,
+};
 
 /// Held by each test for its whole run.
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -95,7 +97,7 @@ fn push_only(n: usize) -> Vec<usize> {
 }
 
 /// Pushes `n` tasks on a thread of its own while a thief beside it steals every one
-/// (`take_stolen`, to the pusher's home) and then calls `then`; once all are stolen, the pusher
+/// (`take_sending_box_home`, to the pusher's home) and then calls `then`; once all are stolen, the pusher
 /// runs `look` on the box addresses, the thief still alive (so its boxes cannot come back
 /// through the allocator).
 fn steal_beside(n: usize, then: fn(), look: impl FnOnce(&[usize]) + Send + 'static) {
@@ -107,7 +109,7 @@ fn steal_beside(n: usize, then: fn(), look: impl FnOnce(&[usize]) + Send + 'stat
         for (i, p) in pushed.iter().enumerate() {
             // SAFETY: made by `boxed` on the pusher's thread, whose `home` this is, and handed
             // to this thread alone (as a CAS would).
-            let task = unsafe { take_stolen(*p as *mut u64, Some(&home)) };
+            let task = unsafe { take_sending_box_home(*p as *mut u64, Some(&home)) };
             assert_eq!(task, Some(i as u64));
         }
         then();
@@ -128,7 +130,7 @@ fn steal_beside(n: usize, then: fn(), look: impl FnOnce(&[usize]) + Send + 'stat
 
 /// A thief hands the boxes it steals back to their pusher: a pusher whose every task was stolen
 /// (it never takes, so it never seals on its own) gets them back once a batch's worth has come
-/// home, and pushes into them. (A thief that keeps them, as `take_task` does, fails this:
+/// home, and pushes into them. (A thief that keeps them, as `take_keeping_box` does, fails this:
 /// tried.)
 #[test]
 fn stolen_boxes_go_back_to_their_pusher() {
@@ -175,7 +177,8 @@ fn a_box_whose_pusher_has_exited_stays_with_the_thief() {
         for (i, p) in pushed.iter().enumerate() {
             // SAFETY: made by `boxed` on the pusher's thread, whose `home` this is; handed to
             // this thread alone.
-            assert_eq!(unsafe { take_stolen(*p as *mut u64, Some(&home)) }, Some(i as u64));
+            let task = unsafe { take_sending_box_home(*p as *mut u64, Some(&home)) };
+            assert_eq!(task, Some(i as u64));
         }
         let later: HashSet<_> = cycle(20 * BATCH).into_iter().collect();
         let back = pushed.iter().filter(|p| later.contains(p)).count();

@@ -11,9 +11,12 @@
 //!   (the grader reads the times back with [`criterion::mean_ns`]).
 //!
 //! The chapter's build script, `exercise-build.rs` in this folder, picks which file is the
-//! exercise. [`shapes`] holds crossbeam-deque's test shapes for the queues of chapters 2-4.
+//! exercise. `shapes` holds crossbeam-deque's test shapes for the queues of chapters 2-4, and
+//! `model` (under `--cfg loom`) the task and the exactly-once check of every loom model.
 
 pub mod criterion;
+#[cfg(loom)]
+pub mod model;
 pub mod shapes;
 
 /// Runs each named check, a function `fn NAME<X: Trait>()` of the calling file, as
