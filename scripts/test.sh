@@ -101,6 +101,41 @@ loom_timeline_shown() {
   echo "the report card shows the failing execution step by step, in exercise.rs's lines"
 }
 
+# `cargo grade --quick` leaves the benchmark gate out: on the reference, every other check runs
+# and the gate does not. The time to a first verdict on the shipped stub is printed, not asserted.
+grade_quick_skips_the_gate() {
+  local out t0
+  out=$(cargo grade ch03 --quick --file solutions/ch03-last-slot/take.rs 2>&1) || { echo "$out"; return 1; }
+  grep -q 'running bench' <<<"$out" && { echo "$out"; echo "--quick ran the benchmark gate"; return 1; }
+  grep -q '^  - bench   not run (--quick)' <<<"$out" || { echo "$out"; echo "the card does not say the gate was left out"; return 1; }
+  grep -q '^  ✓ loom' <<<"$out" || { echo "$out"; echo "--quick did not run the loom models"; return 1; }
+  t0=$SECONDS
+  cargo grade ch03 --quick --file chapters/ch03-last-slot/src/exercise.rs >/dev/null 2>&1 &&
+    { echo "the stub passed"; return 1; }
+  echo "--quick: every check but the gate; the stub's first verdict came in $((SECONDS - t0)) s"
+}
+
+# `cargo grade --watch` grades again when the file is saved: a copy of the stub, graded in the
+# background, is changed once; two report cards must follow. Stopped with its process group.
+grade_watch_regrades() {
+  local tmp pid cards n
+  tmp=$(mktemp -d)
+  cp chapters/ch03-last-slot/src/exercise.rs "$tmp/exercise.rs"
+  cargo build -q -p grader
+  setsid cargo grade ch03 --watch --quick --file "$tmp/exercise.rs" >"$tmp/out" 2>&1 &
+  pid=$!
+  cards() { grep -c '^  watching ' "$tmp/out"; }
+  for _ in $(seq 300); do [ "$(cards)" -ge 1 ] && break; sleep 0.5; done
+  echo "// saved once more" >>"$tmp/exercise.rs"
+  for _ in $(seq 300); do [ "$(cards)" -ge 2 ] && break; sleep 0.5; done
+  n=$(cards)
+  kill -- "-$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+  [ "$n" -ge 2 ] && grep -q 'changed: grading again' "$tmp/out" ||
+    { cat "$tmp/out"; rm -rf "$tmp"; echo "--watch did not grade again after a save"; return 1; }
+  rm -rf "$tmp"
+  echo "--watch graded again after the file was saved"
+}
+
 # `mdbook test` links the chapter crates from a fresh target dir of their own:
 # two builds of one crate in the same deps folder make rustc refuse to pick one.
 book_snippets() {
@@ -294,6 +329,8 @@ step "benchmarks smoke (criterion --test)" cargo bench -q --workspace -- --test
 step "README's wiring section names files that exist" wiring_files_exist
 step "loom models" loom_models
 step "a loom failure shows its execution in the exercise's own lines" loom_timeline_shown
+step "cargo grade --quick leaves only the benchmark gate out" grade_quick_skips_the_gate
+step "cargo grade --watch grades again after a save" grade_watch_regrades
 step "the loom step fails when no model runs" loom_guard_fails
 step "library mutants: each caught by the test it names" cargo grade --library-mutants
 step "library mutants: a harmless edit is not counted as caught" cargo grade --library-mutants --self-test

@@ -216,8 +216,10 @@ impl Target<'_> {
     }
 
     fn tests(&self) -> Verdict {
-        let out = self.go(Check::Tests, self.cargo(&["test", "--", "exercise::"]));
-        self.test_check(Check::Tests, &out, "tests", &first_panic)
+        // Every test target runs even after one fails: the telling test may be in the last.
+        let out =
+            self.go(Check::Tests, self.cargo(&["test", "--no-fail-fast", "--", "exercise::"]));
+        self.test_check(Check::Tests, &out, "tests", &|_| None)
     }
 
     fn loom(&self) -> Verdict {
@@ -270,12 +272,35 @@ impl Target<'_> {
             };
             return Verdict::Fail(why);
         }
-        let names = failed_tests(&out.text);
-        let why = explain(&out.text).unwrap_or_else(|| format!("see {}", self.log(check)));
+        // Every failed test with its own message (the telling one is often not the first),
+        // the tests that failed the same way on one line.
+        let mut grouped: Vec<(String, Vec<String>)> = Vec::new();
+        for (name, why) in failures(&out.text) {
+            let why = short(why.as_deref().unwrap_or("(no message: see the log)"));
+            match grouped.iter_mut().find(|(w, _)| *w == why) {
+                Some((_, names)) => names.push(name),
+                None => grouped.push((why, vec![name])),
+            }
+        }
+        let each: Vec<String> = grouped
+            .iter()
+            .take(8)
+            .map(|(why, names)| match names.as_slice() {
+                [first, rest @ ..] if !rest.is_empty() => {
+                    format!("- {first} and {} more: {why}", rest.len())
+                }
+                _ => format!("- {}: {why}", names.join("")),
+            })
+            .collect();
+        let more = match grouped.len() {
+            n if n > 8 => format!("\n- and {} other failures (see {})", n - 8, self.log(check)),
+            _ => String::new(),
+        };
+        let why = explain(&out.text).map(|w| format!("\n{w}")).unwrap_or_default();
         Verdict::Fail(format!(
-            "{failed} of {} {what} failed: {}\n{why}",
+            "{failed} of {} {what} failed:\n{}{more}{why}",
             passed + failed,
-            names.iter().take(3).cloned().collect::<Vec<_>>().join(", ")
+            each.join("\n")
         ))
     }
 
@@ -362,6 +387,46 @@ pub fn count_tests(text: &str) -> (u64, u64) {
         total.1 += num("failed");
     }
     total
+}
+
+/// Each failed test (short name) with its panic's message: from libtest's `---- NAME stdout
+/// ----` section of the test, or, without one, the panic of the thread named after the test.
+fn failures(text: &str) -> Vec<(String, Option<String>)> {
+    failed_tests_full(text)
+        .into_iter()
+        .map(|full| {
+            let header = format!("---- {full} stdout ----");
+            let section: Option<String> = text.split_once(&header).map(|(_, rest)| {
+                rest.lines()
+                    .take_while(|l| !l.starts_with("---- ") && *l != "failures:")
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            });
+            let own_thread = || {
+                let at = format!("thread '{full}' panicked at");
+                let i = text.find(&at)?;
+                first_panic(&text[i..])
+            };
+            let why = section.and_then(|s| first_panic(&s)).or_else(own_thread);
+            (full.rsplit("::").next().unwrap_or(&full).to_string(), why)
+        })
+        .collect()
+}
+
+/// One line of at most 200 characters.
+fn short(text: &str) -> String {
+    let line = text.replace('\n', " / ");
+    match line.char_indices().nth(200) {
+        Some((i, _)) => format!("{}...", &line[..i]),
+        None => line,
+    }
+}
+
+fn failed_tests_full(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix("test ")?.strip_suffix(" ... FAILED"))
+        .map(String::from)
+        .collect()
 }
 
 fn failed_tests(text: &str) -> Vec<String> {
@@ -627,6 +692,21 @@ mod tests {
                     thread 'exercise::pop' panicked at tests/ring.rs:4:9:\nnot yet implemented: pop\nnote: run with";
         assert_eq!(failed_tests(text), ["pop"]);
         assert_eq!(first_panic(text).unwrap(), "not yet implemented: pop (at tests/ring.rs:4:9)");
+    }
+
+    #[test]
+    fn gives_each_failed_test_its_own_message() {
+        let text = "test exercise::a ... FAILED\ntest exercise::b ... FAILED\n\nfailures:\n\n\
+                    ---- exercise::a stdout ----\n\nthread 'exercise::a' panicked at t.rs:1:1:\n\
+                    left == right\nnote: run with\n\n---- exercise::b stdout ----\n\n\
+                    thread '<unnamed>' panicked at t.rs:2:2:\nthe owner waited for a paused thief\n\n\
+                    failures:\n    exercise::a\n";
+        let got = failures(text);
+        assert_eq!(got[0], ("a".into(), Some("left == right (at t.rs:1:1)".into())));
+        assert_eq!(
+            got[1],
+            ("b".into(), Some("the owner waited for a paused thief (at t.rs:2:2)".into()))
+        );
     }
 }
 

@@ -15,6 +15,8 @@ pub struct Progress {
     pub passed: Vec<String>,
     /// The checks that failed at the last grading (`--hint` hints for these).
     pub failed: Vec<String>,
+    /// The checks that did not run at the last grading (an earlier one failed, or `--quick`).
+    pub not_run: Vec<String>,
     /// Every check passed at the last grading.
     pub done: bool,
     /// When that grading ended, in seconds since 1970.
@@ -50,20 +52,23 @@ impl State {
         State { path, chapters }
     }
 
-    pub fn record(&mut self, chapter: &str, checks: &[(&str, bool)]) {
+    /// Records a grading: each check passed (`Some(true)`), failed (`Some(false)`) or did not
+    /// run (`None`: an earlier one failed, or `--quick`). Done when every check passed.
+    pub fn record(&mut self, chapter: &str, checks: &[(&str, Option<bool>)]) {
         let when = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_secs())
             .unwrap_or(0);
-        let names = |pass: bool| -> Vec<String> {
-            checks.iter().filter(|c| c.1 == pass).map(|c| c.0.to_string()).collect()
+        let names = |outcome: Option<bool>| -> Vec<String> {
+            checks.iter().filter(|c| c.1 == outcome).map(|c| c.0.to_string()).collect()
         };
         let record = self.chapters.entry(chapter.to_string()).or_default();
         // The hints already read stay read: a new grading does not hide them again.
         *record = Progress {
-            passed: names(true),
-            failed: names(false),
-            done: checks.iter().all(|c| c.1),
+            passed: names(Some(true)),
+            failed: names(Some(false)),
+            not_run: names(None),
+            done: checks.iter().all(|c| c.1 == Some(true)),
             unix_time: when,
             hints: std::mem::take(&mut record.hints),
         };
@@ -129,10 +134,10 @@ mod tests {
         assert_eq!(s.done("ch01"), None, "never graded");
         s.set_hints_shown("ch01", "tests", 2);
         assert_eq!(s.done("ch01"), None, "hints read before any grading are no grading");
-        s.record("ch01", &[("build", true), ("tests", false)]);
+        s.record("ch01", &[("build", Some(true)), ("tests", Some(false)), ("loom", None)]);
         let mut s = State::load(&root);
         assert_eq!((s.done("ch01"), s.failed("ch01")), (Some(false), vec!["tests".to_string()]));
-        s.record("ch01", &[("build", true), ("tests", true)]);
+        s.record("ch01", &[("build", Some(true)), ("tests", Some(true))]);
         let s = State::load(&root);
         assert_eq!((s.done("ch01"), s.hints_shown("ch01", "tests")), (Some(true), 2));
         std::fs::remove_dir_all(&root).unwrap();
