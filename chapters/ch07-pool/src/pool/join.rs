@@ -10,21 +10,29 @@ use super::*;
 /// The forked task, `b` and the slot for its result, lives in this frame, not in an
 /// allocation: this call does not return before `b` has run, so the frame outlives the task
 /// (rayon's `StackJob` makes the same argument). The queue's box is the fork's one allocation.
+///
+/// So `a` and `b` may borrow from the caller (no `'static`), as with `rayon::join` and
+/// `std::thread::scope`: a slice split with `split_at_mut` sorts in place. What makes that
+/// sound is that nothing leaves this frame while `b` may still run:
+/// - a normal return comes after `b` has run (taken back and run here, or its slot done);
+/// - a panic in `a` is caught (`call`), and the wait for `b` happens before it is resumed; a
+///   panic in `b` is caught where it runs and stored in its slot;
+/// - anything else that unwinds while `b` is queued (the waiting code itself, the reader's
+///   `help_until` included) aborts the process (`AbortOnUnwind`, `abort_in_join`) instead of
+///   freeing a frame a worker may still write into.
+///
+/// Only `b` crosses threads: it needs `Send` (and its result), `a` runs here and needs nothing.
 pub fn join_in_task<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
 where
-    A: FnOnce() -> RA + Send + 'static,
-    B: FnOnce() -> RB + Send + 'static,
-    RA: Send + 'static,
-    RB: Send + 'static,
+    A: FnOnce() -> RA,
+    B: FnOnce() -> RB + Send,
+    RB: Send,
 {
     let (shared, own, helps) =
         current_worker().expect("join_in_task runs inside a task of a ThreadPool");
     let forked = Pending::new(b);
-    // SAFETY: `forked` stays in this frame until `done` (below, and the guard when unwinding);
-    // `Pending::run` is sound once from any thread (B and RB are Send).
-    let task = unsafe {
-        Task::on_stack(&forked as *const Pending<B, RB> as *const (), Pending::<B, RB>::run_erased)
-    };
+    // SAFETY: `forked` stays in this frame until `done` (below, and the guard when unwinding).
+    let task = unsafe { forked.on_stack() };
     // If anything below unwinds before `b` has run, the queued task would write into a dead
     // frame: abort instead. (`a` and every helped task catch their own panics, so only a bug
     // in the waiting code itself can get here.)
@@ -107,10 +115,23 @@ pub(super) fn abort_in_join(panic: Option<&(dyn std::any::Any + Send)>) -> ! {
         .unwrap_or_else(|| "a panic".into());
     let _ = writeln!(
         std::io::stderr(),
-        "ch07-pool: join_in_task's wait panicked ({message}) while its forked task could still \
-         run and write into the frame; aborting"
+        "ch07-pool: a join's wait panicked ({message}) while its queued task could still run \
+         and write into the waiting frame; aborting"
     );
     std::process::abort()
+}
+
+/// Waits until `done`, from any thread: a worker of a pool helps *its own* pool (even when the
+/// task belongs to another, `pool`); a thread outside every pool waits with `pool`'s strategy
+/// when it has one, else yields and sleeps.
+pub(super) fn wait_until(done: &dyn Fn() -> bool, pool: Option<(&Shared, Helps)>) {
+    // A loop: the helping wait may be the reader's code (it must not return early).
+    while !done() {
+        match current().or(pool) {
+            Some((shared, helps)) => helps(shared, done),
+            None => wait_outside(None, done),
+        }
+    }
 }
 
 /// Waits until `done`: a worker of this pool helps (the exercise's `help_until`); any other

@@ -186,10 +186,10 @@ impl<I: IdleOps> ThreadPoolWith<I> {
     /// pool accepts no new task. [`try_join`](Self::try_join) says so with an error instead.
     pub fn join<A, B, RA, RB>(&self, a: A, b: B) -> (RA, RB)
     where
-        A: FnOnce() -> RA + Send + 'static,
-        B: FnOnce() -> RB + Send + 'static,
-        RA: Send + 'static,
-        RB: Send + 'static,
+        A: FnOnce() -> RA + Send,
+        B: FnOnce() -> RB + Send,
+        RA: Send,
+        RB: Send,
     {
         self.try_join(a, b).unwrap_or_else(|_| {
             panic!(
@@ -204,31 +204,43 @@ impl<I: IdleOps> ThreadPoolWith<I> {
     /// runs: a fork that the closed pool rejects runs in place.)
     pub fn try_join<A, B, RA, RB>(&self, a: A, b: B) -> Result<(RA, RB), Rejected<(A, B)>>
     where
-        A: FnOnce() -> RA + Send + 'static,
-        B: FnOnce() -> RB + Send + 'static,
-        RA: Send + 'static,
-        RB: Send + 'static,
+        A: FnOnce() -> RA + Send,
+        B: FnOnce() -> RB + Send,
+        RA: Send,
+        RB: Send,
     {
         if on_worker_of(&self.shared).is_some() {
             return Ok(join_in_task(a, b)); // on a worker, a rejected fork runs in place
         }
-        // The pair waits in a shared cell, so that a rejected join can give it back (a closure's
-        // captures cannot be taken out of it). Only the outside path pays for the lock.
-        let pair = Arc::new(std::sync::Mutex::new(Some((a, b))));
-        let inside = pair.clone();
-        let join = move || {
-            let taken = inside.lock().unwrap_or_else(|e| e.into_inner()).take();
+        // From outside, the whole join is one task that lives in this frame, as join_in_task's
+        // fork does, and for the same reason may borrow: this call neither returns nor unwinds
+        // before the task has run. The pair waits in a cell, so that a rejected join can give
+        // it back (a closure's captures cannot be taken out of it).
+        let pair = std::sync::Mutex::new(Some((a, b)));
+        let job = Pending::new(|| {
+            let taken = pair.lock().unwrap_or_else(|e| e.into_inner()).take();
             let (a, b) = taken.expect("a submitted join runs once");
             join_in_task(a, b)
-        };
-        match self.submit(join) {
-            Ok(h) => Ok(h.join().unwrap_or_else(|p| resume_unwind(p))),
-            Err(Rejected(join)) => {
-                drop(join); // unrun: the pair is still in the cell
-                let taken = pair.lock().unwrap_or_else(|e| e.into_inner()).take();
-                Err(Rejected(taken.expect("a rejected join never ran")))
-            }
+        });
+        // SAFETY: `job` stays in this frame until its slot is done (below); nothing unwinds out
+        // of the frame meanwhile (a panic in the wait aborts).
+        let task = unsafe { job.on_stack() };
+        if let Err(unrun) = push(&self.shared, None, task) {
+            drop(unrun); // a rejected task never ran, and an on-stack one drops to nothing
+            drop(job); // its closure borrows `pair`
+            let taken = pair.into_inner().unwrap_or_else(|e| e.into_inner());
+            return Err(Rejected(taken.expect("a rejected join never ran")));
         }
+        let done = || job.slot.is_done();
+        let pool: Helps = wait_or_help::<I>;
+        let waited =
+            catch_unwind(AssertUnwindSafe(|| wait_until(&done, Some((&self.shared, pool)))));
+        if let Err(panic) = waited {
+            abort_in_join(Some(&*panic)); // e.g. the pool broke: the task may still run later
+        }
+        // SAFETY: `done` is true: the task has stored its result and will not touch `job`.
+        let result = unsafe { job.slot.take() };
+        Ok(result.unwrap_or_else(|p| resume_unwind(p)))
     }
 
     /// Parallelism, steal count, queued tasks, sleepers and panics, read without stopping anyone.

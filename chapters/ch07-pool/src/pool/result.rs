@@ -101,6 +101,21 @@ impl<F: FnOnce() -> R, R> Pending<F, R> {
         self.f.into_inner().expect("a rejected task never ran")
     }
 
+    /// This task as a queue's `Task` that points into the frame holding `self`.
+    ///
+    /// # Safety
+    /// `self` is not moved or freed until its slot is done or the `Task` is taken back unrun;
+    /// nothing may unwind out of its frame meanwhile (see `join_in_task`).
+    pub(super) unsafe fn on_stack(&self) -> Task
+    where
+        F: Send,
+        R: Send,
+    {
+        // SAFETY: the caller keeps `self` live until the run; `run_erased` is sound once from
+        // any thread, the closure and its result being `Send`.
+        unsafe { Task::on_stack(self as *const Self as *const (), Self::run_erased) }
+    }
+
     /// `run` for `Task::on_stack`, which erases the type.
     ///
     /// # Safety
@@ -151,16 +166,8 @@ impl<R> Handle<R> {
     /// spare worker.) A thread outside every pool sleeps.
     pub fn join(self) -> std::thread::Result<R> {
         let done = || self.task.slot().is_done();
-        // A loop: the helping wait may be the reader's code (it must not return early).
-        while !done() {
-            match current()
-                .or_else(|| self.pool.as_ref().map(|(shared, helps)| (&**shared, *helps)))
-            {
-                Some((shared, helps)) => helps(shared, &done),
-                None => wait_outside(None, &done),
-            }
-        }
-        // SAFETY: `done` returned true, and `join` consumes the only handle to this slot.
+        wait_until(&done, self.pool.as_ref().map(|(shared, helps)| (&**shared, *helps)));
+        // SAFETY: `wait_until` returned: `done` is true, and `join` consumes the only handle.
         unsafe { self.task.slot().take() }
     }
 
