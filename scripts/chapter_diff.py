@@ -309,9 +309,18 @@ def render(root, old_dir, new_dir, number):
         if diff:
             out += ["", f"# {name}: in both crates"]
             out += shown(diff, old[name], new[name], name in by_item)
+    # The functions the reader writes in this chapter: their bodies are the exercise's answer,
+    # which the page shows only in a fold marked as such, never in this diff.
+    answers = set(re.findall(r"\bfn\s+([a-z_][a-z0-9_]*)", (new_dir / "src" / EXERCISE).read_text())) \
+        if (new_dir / "src" / EXERCISE).exists() else set()
     for old_spec, new_spec, why in moved:
         old_file, old_item = old_spec.split("::")
         new_file, new_item = new_spec.split("::")
+        if new_item in answers:
+            out += ["", f"# {new_file} {new_item}, from {old_file.replace('/src/', ' ')} {old_item}: {why}",
+                    f"# (left out: {new_item} is this chapter's exercise; the page shows the reference",
+                    "# in a fold marked as the answer)"]
+            continue
         a = item_lines(code_lines((root / "chapters" / old_file).read_text()), old_item, old_file)
         b = item_lines(new[new_file], new_item, rel(new_dir / "src" / new_file))
         labels = (f"{old_file} ({old_item})", f"{rel(new_dir / 'src' / new_file)} ({new_item})")

@@ -227,7 +227,7 @@ book_browser() {
 book_browser_fails() {
   local fixture=scripts/fixtures/browser-bad out ok=0 expect shots
   shots=$(mktemp -d)
-  out=$(check_in_browser "$fixture/html" --src "$fixture/src" --no-search \
+  out=$(check_in_browser "$fixture/html" --src "$fixture/src" --no-search --exercise-fns fixture_answer \
     --screenshots good.html,no-such-page.html --out "$shots" 2>&1) && { echo "the broken fixture site passed"; ok=1; }
   rm -rf "$shots"
   for expect in \
@@ -243,6 +243,7 @@ book_browser_fails() {
     'the document has no title' \
     'no <h1> heading' \
     'shows 1 code blocks, its markdown source has 2' \
+    "shows the body of the exercise's fixture_answer" \
     '1 code block(s) are empty' \
     'screenshot of no-such-page.html: no such page' \
     'check_book: FAILED'; do

@@ -203,7 +203,8 @@ impl Args {
 
 fn usage() -> &'static str {
     "usage: cargo grade [CHAPTER] [--quick] [--watch] [--hint [--all]] | --reset [CHAPTER] | --check [CHAPTER...] | --list\n\
-     \x20      cargo grade CHAPTER --mutant NAME   (write a known-wrong variant, print its path)\n\
+     \x20      cargo grade CHAPTER --mutant NAME   (write a known-wrong variant, print its path;\n\
+     \x20                                          it is the reference with one bug: the answer, nearly)\n\
      \x20      cargo grade CHAPTER --file PATH     (grade PATH as the exercise; progress not kept)\n\
      \x20      cargo grade --library-mutants [NAME...] [--self-test]   (mutants of library code)\n\
      CHAPTER is ch01, ch1, ch01-ring or 1."

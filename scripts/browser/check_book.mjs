@@ -11,7 +11,10 @@
 //     none of them empty (the source is <src>/X.md for X.html, <src>/X/README.md for X/index.html);
 //   - no console message of type error and no uncaught exception (pageerror);
 //   - no request to the server fails (no answer, or status 4xx/5xx);
-//   - every <img> has loaded and decoded (naturalWidth > 0).
+//   - every <img> has loaded and decoded (naturalWidth > 0);
+//   - no fold (<details>) shows the body of the page's own exercise's functions unless its
+//     summary says it is an answer: a reader opens a "diff" fold without expecting the solution
+//     in it. A chapter's page X/index.html has the functions of chapters/X/src/exercise.rs.
 // Then the search: on the index page, press `s`, type the term, and some result must link to
 // the expected page. Last, full-page screenshots of the chosen pages are saved as PNG.
 //
@@ -24,6 +27,8 @@
 //   --screenshots PAGE,PAGE   pages to screenshot (default: introduction.html,ch05-phase/index.html)
 //   --no-screenshots          take none
 //   --out DIR                 where screenshots go (default: target/browser/)
+//   --exercise-fns NAME,NAME  the exercise functions to look for in every page's folds
+//                             (default: each chapter page's own, from its exercise.rs)
 //
 // Prints one line per page and a summary; exits 1 if anything failed, 2 on bad arguments.
 import { readFileSync, readdirSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -48,12 +53,14 @@ function parseArgs(argv) {
     searchOnly: false,
     screenshots: ['introduction.html', 'ch05-phase/index.html'],
     out: join(root, 'target/browser'),
+    exerciseFns: null,
   };
   const positional = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = () => (i + 1 < argv.length ? argv[++i] : usage(`${arg} needs a value`));
     if (arg === '--src') opts.src = resolve(value());
+    else if (arg === '--exercise-fns') opts.exerciseFns = value().split(',').filter(Boolean);
     else if (arg === '--search') {
       const [term, page] = value().split('=');
       if (!term || !page) usage('--search takes TERM=PAGE');
@@ -135,6 +142,42 @@ async function openTab(context, base, problems) {
   return tab;
 }
 
+// The functions the reader writes on `page`: every `fn NAME` of its chapter's exercise stub
+// (none for a page that is not a chapter's), or the ones given with --exercise-fns.
+function exerciseFunctions(opts, page) {
+  if (opts.exerciseFns) return opts.exerciseFns;
+  const stub = join(root, 'chapters', page.split('/')[0], 'src', 'exercise.rs');
+  if (!page.includes('/') || !existsSync(stub)) return [];
+  return [...readFileSync(stub, 'utf8').matchAll(/\bfn\s+([a-z_][a-z0-9_]*)/g)].map((m) => m[1]);
+}
+
+// The folds (<details>) that show an exercise function's body (`fn NAME ... {` and at least three
+// lines before its closing brace: a one-line forwarder is no answer) while their summary does
+// not call them an answer. Runs in the browser.
+function unmarkedAnswerFolds(names) {
+  const found = [];
+  const bodyLines = (text, open) => { // lines between the brace at `open` and its match
+    let depth = 0;
+    for (let i = open; i < text.length; i++) {
+      if (text[i] === '{') depth++;
+      else if (text[i] === '}' && --depth === 0) return text.slice(open, i).split('\n').length - 1;
+    }
+    return text.slice(open).split('\n').length;
+  };
+  for (const fold of document.querySelectorAll('main details')) {
+    const summary = fold.querySelector('summary')?.textContent ?? '';
+    if (/answer/i.test(summary)) continue;
+    const text = fold.textContent;
+    for (const name of names) {
+      const opening = new RegExp(`\\bfn\\s+${name}\\b[^;{\\n]*\\{`, 'g');
+      if ([...text.matchAll(opening)].some((m) => bodyLines(text, m.index + m[0].length - 1) >= 3)) {
+        found.push(`an unmarked fold ("${summary.trim().slice(0, 60)}") shows the body of the exercise's ${name}: say in its summary that it holds the answer, or leave the body out`);
+      }
+    }
+  }
+  return found;
+}
+
 // What the page shows, read in the browser after it has loaded.
 function inspectPage() {
   const main = document.querySelector('main');
@@ -171,6 +214,7 @@ async function checkPage(context, opts, page, shoot) {
     }
     if (seen.emptyCodeBlocks) problems.push(`${seen.emptyCodeBlocks} code block(s) are empty`);
     for (const src of seen.brokenImages) problems.push(`broken image: ${src}`);
+    problems.push(...(await tab.evaluate(unmarkedAnswerFolds, exerciseFunctions(opts, page))));
     if (shoot) {
       rmSync(shoot, { force: true }); // no stale picture from an earlier run
       await tab.screenshot({ path: shoot, fullPage: true });
