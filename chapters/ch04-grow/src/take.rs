@@ -16,13 +16,14 @@ use ch02_poll::PollStats;
 
 use crate::WorkQueue;
 use crate::sync::Ordering::{Acquire, Relaxed, SeqCst};
-use crate::sync::spin;
+use crate::sync::{Backoff, spin};
 
 // ANCHOR: poll
 /// Thief: takes the task at `base`, or returns null when the queue is empty.
 /// [JDK 25: `WorkQueue.poll`]
 pub fn poll<T>(q: &WorkQueue<T>, stats: &mut PollStats) -> *mut T {
     let mut pb = None; // base seen by the previous round: detects "no progress"
+    let backoff = Backoff::new(); // new in chapter 4: a stall spins, then yields
     loop {
         let a = q.array(); // new in chapter 4: the array of this round (Acquire)
         let b = q.base.load(Relaxed); // a stale base is rejected by the recheck
@@ -38,7 +39,7 @@ pub fn poll<T>(q: &WorkQueue<T>, stats: &mut PollStats) -> *mut T {
             }
             if pb == Some(b) {
                 stats.stalls += 1;
-                spin();
+                backoff.snooze(); // chapter 2 spins; see "Backing off" on the page
             }
         } else {
             stats.attempts += 1;

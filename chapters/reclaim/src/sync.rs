@@ -22,6 +22,31 @@ pub fn spin() {
     outside_loom(std::hint::spin_loop);
 }
 
+/// A stalled thief's wait, round after round (chapter 4's `poll`): a few spins that double,
+/// then yields, as crossbeam-utils' `Backoff` does, so that on a machine with more threads than
+/// cores the thread it waits for (an owner or a thief between two stores, descheduled) gets the
+/// processor. The JDK's `poll` only spins. Under loom every round yields to the model checker.
+#[derive(Default)]
+pub struct Backoff {
+    #[cfg(not(loom))]
+    inner: crossbeam_utils::Backoff,
+}
+
+impl Backoff {
+    pub fn new() -> Backoff {
+        Backoff::default()
+    }
+
+    /// One round of the wait: spin `2^round` times, then (from round 7 on) yield.
+    #[inline]
+    pub fn snooze(&self) {
+        #[cfg(not(loom))]
+        self.inner.snooze();
+        #[cfg(loom)]
+        loom::thread::yield_now();
+    }
+}
+
 /// Gives the processor to another thread (chapter 7: a waiting joiner with nothing to help
 /// with).
 #[inline]
