@@ -27,11 +27,12 @@ bench_lines() {
   grep -A2 "$1" | grep -v '^--$\|^Benchmarking\|^Found\|mild$\|severe$'
 }
 
-# Runs a chapter's criterion bench into a fresh CRITERION_HOME: criterion CRATE BENCH [seconds]
-# (measurement time, default 3). Sets $cmd (the command, for labels) and $out (its output).
+# Runs a criterion bench into a fresh CRITERION_HOME: criterion CRATE BENCH [seconds [filter]]
+# (measurement time, default 3; a filter runs only the benchmarks whose ids match). Sets $cmd
+# (the command, for labels) and $out (its output).
 criterion() {
   rm -rf "$home"
-  cmd="cargo bench -p $1 --bench $2 -- --warm-up-time 1 --measurement-time ${3:-3} --noplot"
+  cmd="cargo bench -p $1 --bench $2 -- --warm-up-time 1 --measurement-time ${3:-3} --noplot${4:+ $4}"
   out=$(CRITERION_HOME="$PWD/$home" $cmd 2>&1)
 }
 
@@ -95,6 +96,7 @@ criterion ch02-poll poll
 bench_table "$home" chapters/ch02-poll/figures/bench.md 512 "$cmd" \
   "owner_push_pop:ch02 Owner,crossbeam Worker" \
   "push_then_poll:ch02 Owner+Stealer,crossbeam Worker+Stealer"
+criterion probes contended 3 contended/
 { label "contended: 1 owner, 1..4 thieves, 20,000 tasks per race, beside crossbeam-deque" "$cmd"
   bench_lines '^contended/' <<<"$out"
   echo
@@ -147,6 +149,7 @@ criterion ch04-grow grow
 # 4,096 pushes + 4,096 pops per iteration (benches/grow.rs, GROW_BATCH).
 bench_table "$home" chapters/ch04-grow/figures/bench.md 8192 "$cmd" \
   "owner_push_pop_growing:ch04 Owner,crossbeam Worker"
+criterion probes contended 3 ten_million/
 { label "ten million tasks, 100 fresh queues growing from 64, 2 thieves" "$cmd"
   bench_lines '^ten_million/' <<<"$out"
   grep '^ten_million: ' <<<"$out"

@@ -1,4 +1,8 @@
-//! What the probes share: summarizing repeated runs.
+//! What the probes share: summarizing repeated runs, and the contended run (`contention`, with
+//! the protocol's floor in `protocol`) that the probes and `benches/contended.rs` time.
+
+pub mod contention;
+pub mod protocol;
 
 /// Sorts `values` and returns their median and a note ` (median of N; min X, max Y)`, empty
 /// for a single run. Probes print both: one run on a busy machine is not a measurement.

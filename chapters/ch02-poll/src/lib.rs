@@ -13,10 +13,7 @@
 //! - the `reclaim` crate: when a taken task's memory may be freed (Java's GC decides; Rust
 //!   must), a crate of its own since chapters 2 to 7 all use it;
 //! - [`sync`]: std atomics, or loom's under `--cfg loom` (the `reclaim` crate's, re-exported);
-//! - `contention`: the contended run (1 owner, N thieves) the benchmark and probe share.
 
-#[cfg(not(loom))]
-pub mod contention;
 mod queue;
 pub use reclaim::sync;
 

@@ -5,8 +5,8 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
-use ch02_poll::contention::Job;
 use ch02_poll::{PollOps, PollStats, new_with};
+use seam::Job;
 
 fn poll_takes_the_oldest<P: PollOps>() {
     let (owner, stealer) = new_with::<u32, P>(8);

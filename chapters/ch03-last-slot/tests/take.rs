@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use ch02_poll::contention::Job;
 use ch03_last_slot::{Owner, Stealer, TakeOps, WorkQueue, new_with};
+use seam::Job;
 
 /// What a thief does between its CAS and its base update, frozen: empties the slot at `base`
 /// and hands back the task, leaving `base` where it was. `finish` then moves `base`.

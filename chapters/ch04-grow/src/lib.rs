@@ -196,7 +196,3 @@ impl<T> Stealer<T> {
         &self.q
     }
 }
-
-/// This queue in chapter 2's contended run, beside crossbeam-deque, and the protocol's floor.
-#[cfg(not(loom))]
-pub mod contended;

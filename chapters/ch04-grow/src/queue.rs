@@ -90,7 +90,9 @@ impl Memory {
 }
 
 impl<T> WorkQueue<T> {
-    pub(crate) fn new(capacity: usize, max_capacity: usize) -> Self {
+    /// The shared state alone, without handles: [`new`](crate::new) wraps it in an owner and a
+    /// thief; the contention probes' floor (`probes::protocol`) drives it with bare ids.
+    pub fn new(capacity: usize, max_capacity: usize) -> Self {
         assert!(
             capacity >= 2 && capacity.is_power_of_two() && max_capacity.is_power_of_two(),
             "capacities must be powers of two >= 2, got {capacity} and {max_capacity}"

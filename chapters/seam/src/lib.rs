@@ -15,6 +15,9 @@
 //! `model` (under `--cfg loom`) the task and the exactly-once check of every loom model.
 
 pub mod criterion;
+mod job;
+#[cfg(not(loom))]
+pub use job::Job;
 #[cfg(loom)]
 pub mod model;
 pub mod shapes;

@@ -9,7 +9,7 @@
 //! Every run checks that each task was taken exactly once and that
 //! attempts = successes + failures; a violation exits with status 1.
 
-use ch02_poll::contention::race;
+use probes::contention::race;
 
 struct Args {
     tasks: usize,

@@ -8,7 +8,7 @@
 //! - `1+k thieves`: chapter 2's contended run (`race`): the owner pushes `--tasks` tasks while k
 //!   thieves, released together, steal; nanoseconds per task, and every task checked taken once.
 //!   Beside it the run's floor, `protocol`: chapter 4's protocol alone, on bare ids, with no
-//!   task boxes and no reclamation (`ch04_grow::contended::Protocol`).
+//!   task boxes and no reclamation (`probes::protocol::Protocol`).
 //!
 //! Each figure is the median of `--runs` runs (min-max beside it). `--rows` adds tab-separated
 //! lines for `scripts/lab.py`: `qrow <queue> <op> <k> <median ns> <min ns> <max ns>`.
@@ -21,8 +21,8 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use ch02_poll::PollStats;
-use ch02_poll::contention::{Contended, ContendedThief, Crossbeam, race};
-use ch04_grow::contended::Protocol;
+use probes::contention::{Contended, ContendedThief, Crossbeam, race};
+use probes::protocol::Protocol;
 
 const BATCH: usize = 64;
 
@@ -95,7 +95,7 @@ fn main() {
         None,
     );
     for &k in &o.thieves {
-        let contended = |r: Result<ch02_poll::contention::Race, String>| match r {
+        let contended = |r: Result<probes::contention::Race, String>| match r {
             Ok(r) => r.elapsed.as_nanos() as f64 / o.tasks as f64,
             Err(e) => {
                 eprintln!("queue-ops: {e}");

@@ -1,32 +1,13 @@
-//! This chapter's queue in chapter 2's contended run (`ch02_poll::contention`), beside
-//! crossbeam-deque; and [`Protocol`], the same run's floor.
+//! The floor of the contended run (`contention.rs`): chapter 4's protocol with bare ids in the
+//! slots, no boxes.
 
 use std::ptr::without_provenance_mut;
 use std::sync::Arc;
 
 use ch02_poll::PollStats;
-use ch02_poll::contention::{Contended, ContendedThief};
+use ch04_grow::{Reference, WorkQueue, push_slot, take};
 
-use crate::{GrowOps, Owner, Reference, Stealer, WorkQueue, push_slot, take};
-
-impl<G: GrowOps> Contended for Owner<usize, G> {
-    type Thief = Stealer<usize>;
-    fn push(&self, task: usize) -> Result<(), usize> {
-        Owner::push(self, task).map_err(|full| full.into_task())
-    }
-    fn pop(&self) -> Option<usize> {
-        Owner::pop(self)
-    }
-    fn thief(&self) -> Stealer<usize> {
-        self.stealer()
-    }
-}
-
-impl ContendedThief for Stealer<usize> {
-    fn take(&mut self, stats: &mut PollStats) -> Option<usize> {
-        self.poll_counted(stats)
-    }
-}
+use crate::contention::{Contended, ContendedThief};
 
 /// The protocol alone: this chapter's push, `poll` and `next_local_task`, growth included, with
 /// each task id stored in its slot as it is (`id + 1`, as a pointer never followed): no box, no
@@ -44,7 +25,10 @@ pub struct Ids(WorkQueue<usize>);
 impl Protocol {
     /// An empty queue, growing from the JDK's first capacity.
     pub fn new() -> Protocol {
-        Protocol(Arc::new(Ids(WorkQueue::new(crate::INITIAL_QUEUE_CAPACITY, crate::MAX_CAPACITY))))
+        Protocol(Arc::new(Ids(WorkQueue::new(
+            ch04_grow::INITIAL_QUEUE_CAPACITY,
+            ch04_grow::MAX_CAPACITY,
+        ))))
     }
 }
 
@@ -99,7 +83,7 @@ mod tests {
     fn the_floor_takes_every_id_once() {
         let q = Protocol::new();
         // `race` checks that every id was taken exactly once, by a thief or the owner.
-        ch02_poll::contention::race(&q, 20_000, 2).expect("each id taken once");
+        crate::contention::race(&q, 20_000, 2).expect("each id taken once");
         assert_eq!(q.pop(), None, "the race took everything");
     }
 }

@@ -2,10 +2,11 @@
 //! together by a barrier, poll until every task is taken. It counts CAS attempts and
 //! failures per thief, and checks that each task was taken exactly once.
 //!
-//! Written against two small traits so that the same run drives our queues (chapter 2's
-//! here, later chapters' in their crates) and crossbeam-deque's ([`Crossbeam`]): the
-//! measured difference is then the queue, not the harness. Used by `benches/poll.rs` (group `contended`) and the `poll-contention`
-//! probe.
+//! Written against two small traits so that the same run drives our queues (chapter 2's and
+//! chapter 4's, implemented here), crossbeam-deque's ([`Crossbeam`]) and the protocol alone
+//! (`protocol.rs`): the measured difference is then the queue, not the harness. Used by the
+//! probes' `benches/contended.rs` and by the `poll-contention` and `queue-ops` probes. (It lived
+//! in chapter 2's crate, which made crossbeam-deque one of the chapter's dependencies.)
 
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Barrier};
@@ -13,7 +14,8 @@ use std::time::{Duration, Instant};
 
 use crossbeam_deque::{Steal, Worker};
 
-use crate::{Owner, PollStats, Stealer};
+use ch02_poll::{Owner, PollStats, Stealer};
+use ch04_grow::GrowOps;
 
 /// The owner's side of a queue under test. Tasks are ids `0..tasks`.
 pub trait Contended {
@@ -47,6 +49,26 @@ impl Contended for (Owner<usize>, Stealer<usize>) {
 }
 
 impl ContendedThief for Stealer<usize> {
+    fn take(&mut self, stats: &mut PollStats) -> Option<usize> {
+        self.poll_counted(stats)
+    }
+}
+
+/// Chapter 4's growing queue in the same run.
+impl<G: GrowOps> Contended for ch04_grow::Owner<usize, G> {
+    type Thief = ch04_grow::Stealer<usize>;
+    fn push(&self, task: usize) -> Result<(), usize> {
+        ch04_grow::Owner::push(self, task).map_err(|full| full.into_task())
+    }
+    fn pop(&self) -> Option<usize> {
+        ch04_grow::Owner::pop(self)
+    }
+    fn thief(&self) -> ch04_grow::Stealer<usize> {
+        self.stealer()
+    }
+}
+
+impl ContendedThief for ch04_grow::Stealer<usize> {
     fn take(&mut self, stats: &mut PollStats) -> Option<usize> {
         self.poll_counted(stats)
     }
@@ -191,27 +213,5 @@ pub fn race<C: Contended>(queue: &C, tasks: usize, thieves: usize) -> Result<Rac
     match taken.iter().position(|c| c.load(Ordering::Relaxed) != 1) {
         Some(id) => Err(format!("task {id} was taken {} times", taken[id].load(Ordering::Relaxed))),
         None => Ok(race),
-    }
-}
-
-/// A task that knows its id and counts its drops into a shared counter: stress tests use it
-/// to show that no task is leaked and none is dropped twice.
-pub struct Job {
-    /// Which task.
-    pub id: usize,
-    drops: Arc<std::sync::atomic::AtomicUsize>,
-}
-
-impl Job {
-    /// Task `id`, counting its drop into `drops`.
-    pub fn new(id: usize, drops: &Arc<std::sync::atomic::AtomicUsize>) -> Job {
-        Job { id, drops: drops.clone() }
-    }
-}
-
-impl Drop for Job {
-    fn drop(&mut self) {
-        // Relaxed: a counter, read after every thread that drops jobs has been joined.
-        self.drops.fetch_add(1, Ordering::Relaxed);
     }
 }
