@@ -1,5 +1,5 @@
 //! Pin counters: one per thread, odd while it is pinned, and the look a seal takes at them.
-//! [`Registry`] and [`Handle`] are the protocol; this process's one registry and each
+//! [`Registry`] and [`Participant`] are the protocol; this process's one registry and each
 //! thread's handle (`enter`, `leave`, `registry`) wrap them. Public so that chapter 2's
 //! loom model (`tests/loom.rs`) can drive the protocol with a registry of its own.
 
@@ -20,8 +20,9 @@ pub struct Registry {
     threads: Mutex<Vec<Arc<Counter>>>,
 }
 
-/// One thread's place in a registry: its counter and how deep its pins are nested.
-pub struct Handle {
+/// One thread registered in a registry: its counter and how deep its pins are nested. (Not
+/// chapter 7's `Handle`, a task's result: crossbeam-epoch calls this a `Local`.)
+pub struct Participant {
     counter: Arc<Counter>,
     depth: Cell<u32>,
 }
@@ -40,15 +41,15 @@ impl Registry {
     }
 
     /// A handle for the calling thread, its counter registered (even: not pinned).
-    pub fn register(&self) -> Handle {
+    pub fn register(&self) -> Participant {
         let counter = Arc::new(Counter::default());
         self.lock().push(counter.clone());
-        Handle { counter, depth: Cell::new(0) }
+        Participant { counter, depth: Cell::new(0) }
     }
 
     /// Takes `me` out of the registry, unless it is pinned: then its counter stays odd and
     /// registered and holds the batches that noted it for good, the safe side.
-    pub fn deregister(&self, me: &Handle) {
+    pub fn deregister(&self, me: &Participant) {
         if me.depth.get() == 0 {
             self.lock().retain(|c| !Arc::ptr_eq(c, &me.counter));
         }
@@ -66,7 +67,7 @@ impl Default for Registry {
 }
 
 // ANCHOR: enter
-impl Handle {
+impl Participant {
     /// Pins this thread (the outermost of nested pins marks the counter odd).
     pub fn enter(&self) {
         let depth = self.depth.get();
@@ -130,12 +131,12 @@ impl Pinned {
 /// This process's registry and each thread's handle in it.
 #[cfg(not(loom))]
 mod process {
-    use super::{Handle, Registry};
+    use super::{Participant, Registry};
 
     static THREADS: Registry = Registry::new();
 
     /// This thread's handle; it leaves the registry when the thread exits.
-    struct Me(Handle);
+    struct Me(Participant);
 
     impl Drop for Me {
         fn drop(&mut self) {
