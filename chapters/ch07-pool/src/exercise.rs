@@ -14,7 +14,8 @@ use crate::sync::yield_now;
 /// `sleep.park`), unless `has_work` finds a task. Must not sleep through a task that was
 /// pushed while it was going idle.
 pub fn await_work(sleep: &Sleep, me: usize, has_work: impl Fn() -> bool) {
-    // TODO: the order of announce, recheck and park is the whole exercise.
+    // TODO: a task pushed while this worker is on its way to sleep must not be slept through
+    // (the page's "Going idle without losing a wake-up" says what a producer looks at).
     let _ = (sleep, me, has_work);
     todo!("await_work")
 }
