@@ -171,7 +171,7 @@ def main():
     w(f"Floors: push+pop = 2 x swap SeqCst = {2 * swap:.2f} ns; push+steal = swap + CAS SeqCst = "
       f"{swap + cas:.2f} ns (atomic-costs, below); 1 owner + k thieves = the same run on the protocol "
       "alone (chapter 4's push and poll on bare ids: no task boxes, no pins; "
-      "`ch04_grow::contended::Protocol`), measured beside it.")
+      "`probes::protocol::Protocol`), measured beside it.")
     w("")
     w("| operation | ours ns | crossbeam ns | floor ns | ours/crossbeam | ours/floor |")
     w("|---|---:|---:|---:|---:|---:|")
