@@ -93,7 +93,7 @@ fn old_arrays_are_kept_until_the_queue_drops<G: GrowOps>() {
 /// thief spent inside stalled polls: a ratio of two times of one run, whatever the machine,
 /// and whether the stall spins or backs off (yields). With the move first a thief stalls only
 /// where it meets the owner's move, a handful of rounds (0.0% of the push in every trial here);
-/// with the publish first, for the whole move (15-22% of the push here, on the AMD EPYC: the
+/// with the publish first, for the whole move (15-28% of the push here, on the AMD EPYC: the
 /// rest is the new array's allocation, during which the thief still takes from the old one).
 /// A trial whose owner was descheduled in the short window between reaching `base` and
 /// publishing stalls the thief too (seen under CI load), so the best of three trials must stay

@@ -6,7 +6,7 @@
 use std::hint::black_box;
 
 use ch07_pool::exercise::Exercise;
-use ch07_pool::{IdleOps, Reference, ThreadPoolWith, join_in_task};
+use ch07_pool::{Reference, ThreadPoolWith, WaitOps, join_in_task};
 use criterion::BenchmarkGroup;
 use criterion::measurement::WallTime;
 
@@ -18,7 +18,7 @@ fn fib(n: u64) -> u64 {
     a + b
 }
 
-fn workload<I: IdleOps>(g: &mut BenchmarkGroup<'_, WallTime>, id: &str) {
+fn workload<I: WaitOps>(g: &mut BenchmarkGroup<'_, WallTime>, id: &str) {
     let pool: ThreadPoolWith<I> = ThreadPoolWith::new(2);
     g.bench_function(id, |b| b.iter(|| pool.join(|| fib(black_box(18)), || 0)));
 }

@@ -4,7 +4,7 @@
 //! growing queue; they take their own tasks, steal from the others in a pseudo-random scan
 //! (xorshift start, odd stride) and count steals as chapter 6 does. What this chapter adds:
 //!
-//! - [`Sleep`] and [`idle::await_work`]: a worker that finds nothing announces itself idle,
+//! - [`Sleep`] and [`wait::await_work`]: a worker that finds nothing announces itself idle,
 //!   rechecks the queues, and only then parks; a producer signals after its push (a worker's
 //!   push only when its queue looked empty, and a thief that leaves tasks behind signals on,
 //!   as the JDK's do). The Dekker-style pair of fences means no wake-up is lost (a loom model
@@ -12,7 +12,7 @@
 //!   that every waiting fork gets a worker).
 //! - [`ThreadPool::submit`], [`Handle::join`], [`fork`], [`join_in_task`]: tasks with results;
 //!   a worker that waits for a forked task helps by running other tasks
-//!   ([`idle::help_until`]) instead of blocking, so even one worker never deadlocks.
+//!   ([`wait::help_until`]) instead of blocking, so even one worker never deadlocks.
 //! - Panics reach the joiner; the pool goes on. `shutdown` runs what was accepted, rejects
 //!   what comes after (handing the task back), and joins the threads.
 //! - [`ThreadPool::stats`]: parallelism, steal count, queued tasks, sleepers, panics.
@@ -22,8 +22,9 @@ pub use ch02_poll::sync;
 #[cfg(not(loom))]
 mod task;
 
-/// Going idle and waiting for a joined task: the reference solution of the chapter 7 exercise.
-pub mod idle;
+/// The two ways a worker waits, going idle and waiting for a joined task: the reference
+/// solution of the chapter 7 exercise.
+pub mod wait;
 
 #[cfg(not(loom))]
 mod pool;
@@ -38,17 +39,17 @@ pub use pool::{
 };
 
 /// The seam between the pool and the idle/join mechanism it runs (the reference or the
-/// reader's). See [`idle`] for each function.
-pub trait IdleOps {
-    /// See [`idle::await_work`].
+/// reader's). See [`wait`] for each function.
+pub trait WaitOps {
+    /// See [`wait::await_work`].
     fn await_work(sleep: &Sleep, me: usize, has_work: impl Fn() -> bool);
-    /// See [`idle::help_until`].
+    /// See [`wait::help_until`].
     fn help_until(done: impl Fn() -> bool, run_one: impl FnMut() -> bool);
 }
 
-macro_rules! impl_idle_ops {
+macro_rules! impl_wait_ops {
     ($ty:ident) => {
-        impl $crate::IdleOps for $ty {
+        impl $crate::WaitOps for $ty {
             fn await_work(sleep: &$crate::Sleep, me: usize, has_work: impl Fn() -> bool) {
                 await_work(sleep, me, has_work)
             }
@@ -59,12 +60,12 @@ macro_rules! impl_idle_ops {
     };
 }
 
-/// The reference mechanism, [`idle`].
+/// The reference mechanism, [`wait`].
 pub struct Reference;
 mod reference {
     use super::Reference;
-    use crate::idle::{await_work, help_until};
-    impl_idle_ops!(Reference);
+    use crate::wait::{await_work, help_until};
+    impl_wait_ops!(Reference);
 }
 
 /// The reader's exercise, compiled only with `--features exercise` (the grader's switch).
@@ -74,5 +75,5 @@ pub mod exercise {
 
     /// The exercise's idle and join mechanism, plugged into [`ThreadPool`](crate::ThreadPool).
     pub struct Exercise;
-    impl_idle_ops!(Exercise);
+    impl_wait_ops!(Exercise);
 }

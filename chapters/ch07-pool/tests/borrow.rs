@@ -10,7 +10,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use ch07_pool::{IdleOps, ThreadPoolWith, join_in_task};
+use ch07_pool::{ThreadPoolWith, WaitOps, join_in_task};
 
 /// Runs `f` on another thread and fails the test if it takes longer than `secs`: a pool that
 /// deadlocks must fail, not hang the suite.
@@ -53,7 +53,7 @@ fn partition<T: Ord>(v: &mut [T]) -> usize {
 }
 
 /// 200,000 random `u32`s sorted in place through borrowed joins, at parallelism 1, 2 and 4.
-fn a_borrowed_slice_sorts_in_place<I: IdleOps + 'static>() {
+fn a_borrowed_slice_sorts_in_place<I: WaitOps + 'static>() {
     within(60, "quicksort", || {
         let mut rng = 0x9e37_79b9_7f4a_7c15_u64; // xorshift: reproducible, no dependency
         let v: Vec<u32> = (0..200_000)
@@ -91,7 +91,7 @@ fn count_into(depth: u32, out: &mut u64) {
 /// 2^17 - 1 joins, each reading two sums its halves wrote into its own frame: a join that
 /// returned before a stolen half had run would read a 0 there (or crash on a write into a dead
 /// frame).
-fn nested_borrowed_joins_count_every_node<I: IdleOps + 'static>() {
+fn nested_borrowed_joins_count_every_node<I: WaitOps + 'static>() {
     within(60, "nested borrowed joins", || {
         for p in [1, 2, 4] {
             let pool: ThreadPoolWith<I> = ThreadPoolWith::new(p);
@@ -107,7 +107,7 @@ fn nested_borrowed_joins_count_every_node<I: IdleOps + 'static>() {
 /// with the borrowed data: here the side that does not panic sleeps, then writes. On two
 /// workers the forked side is stolen while the other sleeps, so the wait is a real one. The
 /// data is intact and the pool works afterwards.
-fn a_panic_unwinds_only_after_the_other_side_finished<I: IdleOps + 'static>() {
+fn a_panic_unwinds_only_after_the_other_side_finished<I: WaitOps + 'static>() {
     within(60, "a panicking borrowed join", || {
         let pool: ThreadPoolWith<I> = ThreadPoolWith::new(2);
         let nap = |ms| std::thread::sleep(Duration::from_millis(ms));

@@ -8,7 +8,7 @@
 
 use ch07_pool::sync::Ordering::{Relaxed, SeqCst};
 use ch07_pool::sync::{Arc, AtomicUsize};
-use ch07_pool::{IdleOps, Sleep};
+use ch07_pool::{Sleep, WaitOps};
 use loom::thread;
 
 /// Takes one task from the stand-in queue, if there is one.
@@ -24,7 +24,7 @@ fn try_take(tasks: &AtomicUsize) -> bool {
 }
 
 /// A worker that runs until it has taken `want` tasks, going idle whenever it finds none.
-fn worker<I: IdleOps>(sleep: &Sleep, me: usize, tasks: &AtomicUsize, want: usize) {
+fn worker<I: WaitOps>(sleep: &Sleep, me: usize, tasks: &AtomicUsize, want: usize) {
     let mut got = 0;
     while got < want {
         if try_take(tasks) {
@@ -38,7 +38,7 @@ fn worker<I: IdleOps>(sleep: &Sleep, me: usize, tasks: &AtomicUsize, want: usize
 
 /// One worker, one producer pushing one task. The worker may go idle before, during or after
 /// the push; in every schedule it must end up taking the task.
-fn one_worker_one_task<I: IdleOps + 'static>() {
+fn one_worker_one_task<I: WaitOps + 'static>() {
     ch07_pool::sync::model(|| {
         let sleep = Arc::new(Sleep::new(1));
         let tasks = Arc::new(AtomicUsize::new(0));
@@ -53,7 +53,7 @@ fn one_worker_one_task<I: IdleOps + 'static>() {
 }
 
 /// Two workers, two tasks pushed one by one: each worker must take one, whoever sleeps when.
-fn two_workers_two_tasks<I: IdleOps + 'static>() {
+fn two_workers_two_tasks<I: WaitOps + 'static>() {
     ch07_pool::sync::model(|| {
         let sleep = Arc::new(Sleep::new(2));
         let tasks = Arc::new(AtomicUsize::new(0));
@@ -77,7 +77,7 @@ fn two_workers_two_tasks<I: IdleOps + 'static>() {
 /// 4 slots) and now waits for it with `help_until`, popping its own queue; worker B polls A's
 /// queue twice. Whoever gets `b` runs it; it must run exactly once, and A's wait must end in
 /// every schedule, including the ones where B never gets it (A must run it itself).
-fn a_forked_task_runs_once_and_the_join_ends<I: IdleOps + 'static>() {
+fn a_forked_task_runs_once_and_the_join_ends<I: WaitOps + 'static>() {
     ch07_pool::sync::model(|| {
         type Job = Box<dyn FnOnce() + Send>;
         let (owner, stealer) = ch04_grow::new::<Job>(4);

@@ -8,7 +8,7 @@ use std::sync::mpsc;
 use std::sync::{Arc, Barrier};
 use std::time::Duration;
 
-use ch07_pool::{IdleOps, ThreadPoolWith, fib};
+use ch07_pool::{ThreadPoolWith, WaitOps, fib};
 
 /// Runs `f` on another thread and fails the test if it takes longer than `secs`: a pool that
 /// deadlocks must fail, not hang the suite. (The stuck thread is left behind.)
@@ -21,7 +21,7 @@ fn within<R: Send + 'static>(secs: u64, what: &str, f: impl FnOnce() -> R + Send
         .unwrap_or_else(|_| panic!("{what}: not done after {secs} s (a deadlock?)"))
 }
 
-fn fib_without_cutoff_at_parallelism_1_2_4<I: IdleOps + 'static>() {
+fn fib_without_cutoff_at_parallelism_1_2_4<I: WaitOps + 'static>() {
     for p in [1, 2, 4] {
         let got = within(30, &format!("fib(25) at parallelism {p}"), move || {
             let pool: ThreadPoolWith<I> = ThreadPoolWith::new(p);
@@ -36,7 +36,7 @@ fn fib_without_cutoff_at_parallelism_1_2_4<I: IdleOps + 'static>() {
     }
 }
 
-fn a_panic_reaches_the_joiner_and_the_pool_goes_on<I: IdleOps + 'static>() {
+fn a_panic_reaches_the_joiner_and_the_pool_goes_on<I: WaitOps + 'static>() {
     within(30, "panicking tasks", || {
         let pool: ThreadPoolWith<I> = ThreadPoolWith::new(2);
         let h = pool.submit(|| -> u32 { panic!("expected panic from a test task") }).unwrap();
@@ -55,7 +55,7 @@ fn a_panic_reaches_the_joiner_and_the_pool_goes_on<I: IdleOps + 'static>() {
 
 /// A panic three joins deep, on either side, passes through four tasks and is counted once.
 /// (Counting it in every task it unwinds through gave 4: tried.)
-fn a_nested_panic_is_counted_once<I: IdleOps + 'static>() {
+fn a_nested_panic_is_counted_once<I: WaitOps + 'static>() {
     within(30, "a nested panic", || {
         for side in ["a", "b"] {
             let pool: ThreadPoolWith<I> = ThreadPoolWith::new(2);
@@ -94,7 +94,7 @@ fn quiet_expected_panics() {
     }));
 }
 
-fn ten_thousand_panics_among_a_million_tasks<I: IdleOps + 'static>() {
+fn ten_thousand_panics_among_a_million_tasks<I: WaitOps + 'static>() {
     quiet_expected_panics();
     within(60, "a million tasks", || {
         const N: usize = 1_000_000;
@@ -122,7 +122,7 @@ fn ten_thousand_panics_among_a_million_tasks<I: IdleOps + 'static>() {
 
 /// Shutdown while 100,000 tasks are queued: every accepted task runs, a later submission is
 /// rejected with its task handed back, and the threads are joined.
-fn shutdown_under_load_loses_nothing<I: IdleOps + 'static>() {
+fn shutdown_under_load_loses_nothing<I: WaitOps + 'static>() {
     within(60, "shutdown under load", || {
         let pool: Arc<ThreadPoolWith<I>> = Arc::new(ThreadPoolWith::new(2));
         let ran: Arc<Vec<AtomicU8>> = Arc::new((0..100_000).map(|_| AtomicU8::new(0)).collect());
@@ -149,7 +149,7 @@ fn shutdown_under_load_loses_nothing<I: IdleOps + 'static>() {
 /// Submitters race `close`: each submits until it is rejected, and runs the task it gets back.
 /// After `shutdown` returns, every accepted task has run, exactly once: a worker must not exit
 /// while a submitter is between its check and its push, nor with a task in a queue.
-fn submissions_racing_close_lose_nothing<I: IdleOps + 'static>() {
+fn submissions_racing_close_lose_nothing<I: WaitOps + 'static>() {
     within(60, "submissions racing close", || {
         for _ in 0..200 {
             let pool: Arc<ThreadPoolWith<I>> = Arc::new(ThreadPoolWith::new(1));
@@ -188,7 +188,7 @@ fn submissions_racing_close_lose_nothing<I: IdleOps + 'static>() {
 /// Tasks forked and never joined still run before `shutdown` returns, though the task that
 /// forked them finished long before. (A worker that checks for its exit before draining its
 /// own queue fails this: tried.)
-fn detached_forks_run_before_shutdown<I: IdleOps + 'static>() {
+fn detached_forks_run_before_shutdown<I: WaitOps + 'static>() {
     within(30, "detached forks", || {
         let pool: ThreadPoolWith<I> = ThreadPoolWith::new(2);
         let ran = Arc::new(AtomicUsize::new(0));
@@ -211,7 +211,7 @@ fn detached_forks_run_before_shutdown<I: IdleOps + 'static>() {
 /// workers must all be awake. Only the first fork finds its queue empty and signals; the others
 /// are woken by the thief before them, which leaves tasks behind (the JDK's rule). A pool that
 /// does not pass the signal on deadlocks here (tried: without `propagate`, two workers sleep on).
-fn each_waiting_fork_gets_a_worker<I: IdleOps + 'static>() {
+fn each_waiting_fork_gets_a_worker<I: WaitOps + 'static>() {
     within(30, "four tasks at one barrier on four workers", || {
         let pool: ThreadPoolWith<I> = ThreadPoolWith::new(4);
         for _ in 0..20 {
@@ -242,7 +242,7 @@ fn each_waiting_fork_gets_a_worker<I: IdleOps + 'static>() {
 /// joined by a thread outside it, while its task is still waiting to finish (the wait outside
 /// a pool, with no pool at hand), and after `shutdown` (a pool runs every task it accepted
 /// before it stops). A join that insists on a worker fails this (tried).
-fn a_forked_handle_is_joined_outside_its_pool<I: IdleOps + 'static>() {
+fn a_forked_handle_is_joined_outside_its_pool<I: WaitOps + 'static>() {
     within(30, "forked handles joined outside the pool", || {
         let pool: ThreadPoolWith<I> = ThreadPoolWith::new(2);
         let (go, wait) = mpsc::channel::<()>();
@@ -274,7 +274,7 @@ fn a_forked_handle_is_joined_outside_its_pool<I: IdleOps + 'static>() {
 /// here `a` forks a detached task above `b`, and the result of a second fork is joined through
 /// its handle: both waits need the helping wait (`help_until`) to run a task of the worker's
 /// own queue. A wait that only yields deadlocks here (the mutant `join_blocks`).
-fn a_lone_worker_runs_what_it_waits_for<I: IdleOps + 'static>() {
+fn a_lone_worker_runs_what_it_waits_for<I: WaitOps + 'static>() {
     let got = within(30, "joins on a pool of one worker", || {
         let pool: ThreadPoolWith<I> = ThreadPoolWith::new(1);
         let sum = pool.join(
@@ -300,7 +300,7 @@ fn a_lone_worker_runs_what_it_waits_for<I: IdleOps + 'static>() {
 /// only once `done()` is true, and keeps calling `run_one` meanwhile, whether or not `run_one`
 /// finds anything. (`join_in_task` loops around it as a safety net, so no pool test sees a
 /// wait that gives up early: the mutant `help_until_gives_up`.)
-fn help_until_returns_only_when_done<I: IdleOps + 'static>() {
+fn help_until_returns_only_when_done<I: WaitOps + 'static>() {
     within(10, "help_until with nothing to help", || {
         let calls = AtomicUsize::new(0);
         // Relaxed: one thread; the counter only counts.
@@ -336,7 +336,7 @@ fn help_until_returns_only_when_done<I: IdleOps + 'static>() {
 /// that holds both closures, `join` with a panic that names the closed pool (it used to be an
 /// internal `expect`'s "the pool is running: Rejected(...)"); and a rejected `submit` hands back
 /// the closure itself, callable for its typed result (it used to be a boxed job).
-fn a_join_after_close_says_the_pool_is_closed<I: IdleOps + 'static>() {
+fn a_join_after_close_says_the_pool_is_closed<I: WaitOps + 'static>() {
     within(30, "join after close", || {
         let pool: ThreadPoolWith<I> = ThreadPoolWith::new(1);
         pool.close();
@@ -359,7 +359,7 @@ fn a_join_after_close_says_the_pool_is_closed<I: IdleOps + 'static>() {
 /// A builder's stack size reaches the workers: a recursion 10,000 joins deep, each level a frame
 /// of `join_in_task` and one of the recursion, fits in 64 MiB stacks (on the default 2 MiB it
 /// overflows and aborts the process: tried). And the workers carry the builder's names.
-fn a_built_pool_has_the_stacks_and_names_asked_for<I: IdleOps + 'static>() {
+fn a_built_pool_has_the_stacks_and_names_asked_for<I: WaitOps + 'static>() {
     fn deep(n: u32) -> u32 {
         if n == 0 {
             return 0;
@@ -381,7 +381,7 @@ fn a_built_pool_has_the_stacks_and_names_asked_for<I: IdleOps + 'static>() {
 /// pool 1 and joins. The worker of pool 1 must run pool 1's task while it waits; a worker that
 /// only sleeps on another pool's handle deadlocks both (tried: every run hung). Both directions,
 /// and with the workers first gone to sleep.
-fn two_pools_waiting_on_each_other_finish<I: IdleOps + 'static>() {
+fn two_pools_waiting_on_each_other_finish<I: WaitOps + 'static>() {
     within(30, "two one-worker pools installing into each other", || {
         for sleepy in [false, true] {
             let p1: Arc<ThreadPoolWith<I>> = Arc::new(ThreadPoolWith::new(1));
@@ -410,7 +410,7 @@ fn two_pools_waiting_on_each_other_finish<I: IdleOps + 'static>() {
 /// A task that holds the last handle of its own pool drops it: the pool cannot join the thread
 /// it is running on, so it joins the others and leaves that one to finish. (Joining it made the
 /// task panic with "failed to join thread: Resource deadlock avoided": tried.)
-fn a_pool_dropped_on_its_own_worker_returns_the_result<I: IdleOps + 'static>() {
+fn a_pool_dropped_on_its_own_worker_returns_the_result<I: WaitOps + 'static>() {
     within(30, "a pool dropped by its own task", || {
         let pool: Arc<ThreadPoolWith<I>> = Arc::new(ThreadPoolWith::new(2));
         let (go, wait) = mpsc::channel::<()>();
@@ -428,7 +428,7 @@ fn a_pool_dropped_on_its_own_worker_returns_the_result<I: IdleOps + 'static>() {
     });
 }
 
-fn stats_report_the_pool<I: IdleOps + 'static>() {
+fn stats_report_the_pool<I: WaitOps + 'static>() {
     within(30, "stats", || {
         let pool: ThreadPoolWith<I> = ThreadPoolWith::new(3);
         let s = pool.stats();

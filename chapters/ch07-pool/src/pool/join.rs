@@ -136,7 +136,7 @@ pub(super) fn wait_until(done: &dyn Fn() -> bool, pool: Option<(&Shared, Helps)>
 
 /// Waits until `done`: a worker of this pool helps (the exercise's `help_until`); any other
 /// thread yields and sleeps.
-pub(super) fn wait_or_help<I: IdleOps>(shared: &Shared, done: &dyn Fn() -> bool) {
+pub(super) fn wait_or_help<I: WaitOps>(shared: &Shared, done: &dyn Fn() -> bool) {
     match on_worker_of(shared) {
         Some(own) => I::help_until(done, || run_one(shared, own)),
         None => wait_outside(Some(shared), done),

@@ -25,7 +25,7 @@ use crossbeam_utils::CachePadded;
 use crate::scan::{Polled, scan};
 use crate::sync::yield_now;
 use crate::task::{RunOnce, Task};
-use crate::{IdleOps, Reference, Sleep};
+use crate::{Reference, Sleep, WaitOps};
 
 mod join;
 mod result;
@@ -124,13 +124,13 @@ pub type ThreadPool = ThreadPoolWith<Reference>;
 /// an odd index; external submission through chapter 5's submission queues; fork/join with
 /// helping; idle workers park and are signalled. Generic over the idle and join mechanism `I`
 /// (the reference, as [`ThreadPool`], or the reader's exercise, which the grader plugs in).
-pub struct ThreadPoolWith<I: IdleOps> {
+pub struct ThreadPoolWith<I: WaitOps> {
     shared: Arc<Shared>,
     workers: Vec<JoinHandle<()>>,
     ops: PhantomData<fn() -> I>,
 }
 
-impl<I: IdleOps> ThreadPoolWith<I> {
+impl<I: WaitOps> ThreadPoolWith<I> {
     /// A pool of `parallelism` (at least 1) worker threads, with the default stack size and
     /// thread names `ch07-worker-N`. [`Builder`] sets the others.
     pub fn new(parallelism: usize) -> Self {
@@ -326,12 +326,12 @@ impl Builder {
     }
 
     /// Starts the pool with the idle and join mechanism `I` (the grader's `Exercise`).
-    pub fn build_with<I: IdleOps>(self) -> ThreadPoolWith<I> {
+    pub fn build_with<I: WaitOps>(self) -> ThreadPoolWith<I> {
         ThreadPoolWith::start(self)
     }
 }
 
-impl<I: IdleOps> Drop for ThreadPoolWith<I> {
+impl<I: WaitOps> Drop for ThreadPoolWith<I> {
     fn drop(&mut self) {
         self.stop();
     }
@@ -359,7 +359,7 @@ fn current_worker() -> Option<(&'static Shared, usize, Helps)> {
     CURRENT.get().map(|(p, own, helps)| (unsafe { &*p }, own, helps))
 }
 
-fn submit_to<I: IdleOps, F, R>(shared: &Arc<Shared>, f: F) -> Result<Handle<R>, Rejected<F>>
+fn submit_to<I: WaitOps, F, R>(shared: &Arc<Shared>, f: F) -> Result<Handle<R>, Rejected<F>>
 where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,

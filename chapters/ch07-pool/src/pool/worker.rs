@@ -50,7 +50,7 @@ pub(super) fn has_work(shared: &Shared) -> bool {
 /// A worker: take and run tasks; when a full scan finds none, go idle with the exercise's
 /// `await_work` (announce, recheck, park); exit once shut down and every queue is empty.
 /// [JDK: `runWorker`, `deactivate`, `awaitWork`]
-pub(super) fn run_worker<I: IdleOps>(shared: &Arc<Shared>, w: usize) {
+pub(super) fn run_worker<I: WaitOps>(shared: &Arc<Shared>, w: usize) {
     /// Marks the pool broken if the worker unwinds (a panic outside any task).
     struct Alive<'a>(&'a Shared);
     impl Drop for Alive<'_> {

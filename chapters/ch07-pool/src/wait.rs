@@ -1,5 +1,5 @@
 // Going idle and waiting for a joined task: the reference solution of the chapter 7 exercise.
-// Compiled twice (as `ch07_pool::idle`, and by the grader in place of `src/exercise.rs`), so:
+// Compiled twice (as `ch07_pool::wait`, and by the grader in place of `src/exercise.rs`), so:
 // no inner `//!` docs, items named through `crate::`.
 // [JDK 25: `deactivate`/`awaitWork`; `ForkJoinTask.join` -> `awaitDone` -> `helpJoin`]
 

@@ -1,1 +1,0 @@
-../../chapters/ch07-pool/src/idle.rs

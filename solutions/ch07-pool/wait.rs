@@ -1,0 +1,1 @@
+../../chapters/ch07-pool/src/wait.rs
