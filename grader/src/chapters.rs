@@ -7,44 +7,32 @@ use serde::Deserialize;
 
 /// One graded chapter, as `chapters/chapters.toml` describes it (its header says what each
 /// field means). Paths are relative to the workspace root.
-#[derive(Debug)]
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Chapter {
     /// Short name the reader types: `cargo grade ch01`.
-    pub id: &'static str,
+    pub id: String,
     /// Folder under `chapters/` and `solutions/`, and the crate's package name.
-    pub name: &'static str,
+    pub name: String,
     /// Title on the report card.
-    pub title: &'static str,
+    pub title: String,
     /// The reference solution (a link to the chapter's own mechanism module).
-    pub solution: &'static str,
+    pub solution: String,
     /// Whether the chapter has loom models in `tests/loom.rs`.
     pub loom: bool,
     /// The page's section that says what each ordering buys, named when a loom model fails;
     /// empty for a chapter without loom models.
-    pub orderings: &'static str,
+    #[serde(default)]
+    pub orderings: String,
     /// Largest allowed ratio of the exercise's time to the reference's in the
     /// benchmark gate (`benches/gate.rs`), or `None` for a chapter without a gate.
     pub gate_ratio: Option<f64>,
 }
 
-/// A `[[chapter]]` entry of the file.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Entry {
-    id: String,
-    name: String,
-    title: String,
-    solution: String,
-    loom: bool,
-    #[serde(default)]
-    orderings: String,
-    gate_ratio: Option<f64>,
-}
-
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Table {
-    chapter: Vec<Entry>,
+    chapter: Vec<Chapter>,
 }
 
 /// The chapters, in the book's order.
@@ -53,19 +41,7 @@ pub fn all() -> &'static [Chapter] {
     ALL.get_or_init(|| {
         let text = include_str!("../../chapters/chapters.toml");
         // Checked by the tests below, so a grader that compiles with a bad table never ships.
-        let table: Table = toml::from_str(text).expect("chapters/chapters.toml is a valid table");
-        // The table lives as long as the grader: its strings are kept for good (seven rows).
-        let keep = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
-        let chapter = |e: Entry| Chapter {
-            id: keep(e.id),
-            name: keep(e.name),
-            title: keep(e.title),
-            solution: keep(e.solution),
-            loom: e.loom,
-            orderings: keep(e.orderings),
-            gate_ratio: e.gate_ratio,
-        };
-        table.chapter.into_iter().map(chapter).collect()
+        toml::from_str::<Table>(text).expect("chapters/chapters.toml is a valid table").chapter
     })
 }
 
@@ -100,7 +76,7 @@ impl Chapter {
 pub fn find(name: &str) -> Option<&'static Chapter> {
     let name = name.trim().to_ascii_lowercase();
     let number = |s: &str| s.strip_prefix("ch").unwrap_or(s).parse::<u32>().ok();
-    all().iter().find(|c| name == c.id || name == c.name || number(&name) == number(c.id))
+    all().iter().find(|c| name == c.id || name == c.name || number(&name) == number(&c.id))
 }
 
 #[cfg(test)]
@@ -110,9 +86,9 @@ mod tests {
     #[test]
     fn finds_a_chapter_by_any_of_its_names() {
         for name in ["ch01", "ch1", "ch01-ring", "1", "01", " CH01 "] {
-            assert_eq!(find(name).map(|c| c.id), Some("ch01"), "{name:?}");
+            assert_eq!(find(name).map(|c| c.id.as_str()), Some("ch01"), "{name:?}");
         }
-        assert_eq!(find("2").map(|c| c.name), Some("ch02-poll"));
+        assert_eq!(find("2").map(|c| c.name.as_str()), Some("ch02-poll"));
         for name in ["ch9", "ring", "", "0", "ch", "chx"] {
             assert!(find(name).is_none(), "{name:?}");
         }
@@ -145,12 +121,12 @@ mod tests {
             .filter_map(|l| l.split_once("](")?.1.strip_suffix("/README.md)"))
             .filter(|p| p.starts_with("ch"))
             .collect();
-        let names: Vec<&str> = all().iter().map(|c| c.name).collect();
+        let names: Vec<&str> = all().iter().map(|c| c.name.as_str()).collect();
         assert_eq!(pages, names, "chapters/SUMMARY.md against chapters/chapters.toml");
         for (i, c) in all().iter().enumerate() {
             assert_eq!(c.id, format!("ch{:02}", i + 1), "ids follow the book's order");
             assert!(c.name.starts_with(&format!("{}-", c.id)), "{}: name {}", c.id, c.name);
-            for path in [c.solution.to_string(), c.exercise(), c.page(), c.hints(), c.mutants()] {
+            for path in [c.solution.clone(), c.exercise(), c.page(), c.hints(), c.mutants()] {
                 assert!(std::path::Path::new("..").join(&path).exists(), "{}: {path}", c.id);
             }
         }

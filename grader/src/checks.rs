@@ -120,7 +120,7 @@ impl Target<'_> {
         let (sub, rest) = args.split_first().expect("a cargo subcommand");
         cmd.current_dir(self.root)
             .arg(sub)
-            .args(["-p", self.chapter.name, "--features", "exercise"])
+            .args(["-p", &self.chapter.name, "--features", "exercise"])
             .args(rest)
             .env("GRADE_EXERCISE_FILE", &self.file)
             .env("CARGO_TERM_COLOR", "never")

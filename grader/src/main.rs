@@ -50,28 +50,23 @@ fn main() -> ExitCode {
     let root = workspace_root();
     let args = match Args::parse(std::env::args_os().skip(1)) {
         Ok(a) => a,
-        Err(e) => {
-            eprintln!("grade: {e}\n");
-            eprintln!("{}", usage());
-            return ExitCode::from(2);
-        }
+        Err(e) => return refuse(&e.to_string()),
     };
     let flag = |f: &str| args.switches.contains(&f);
     let names: Vec<&str> = args.names.iter().map(String::as_str).collect();
     let (mutant, file) = (args.mutant.clone(), args.file.clone());
-    if flag("--all") && !flag("--hint") {
-        eprintln!("grade: --all goes with --hint (every hint at once)\n");
-        eprintln!("{}", usage());
-        return ExitCode::from(2);
+    // Switches that mean something only beside another.
+    for (switch, needs, why) in [
+        ("--all", "--hint", "every hint at once"),
+        ("--self-test", "--library-mutants", "the library mutants' self-test"),
+    ] {
+        if flag(switch) && !flag(needs) {
+            return refuse(&format!("{switch} goes with {needs} ({why})"));
+        }
     }
     if flag("--help") {
         println!("{}", usage());
         return ExitCode::SUCCESS;
-    }
-    if flag("--self-test") && !flag("--library-mutants") {
-        eprintln!("grade: --self-test goes with --library-mutants\n");
-        eprintln!("{}", usage());
-        return ExitCode::from(2);
     }
     if flag("--library-mutants") {
         // Bare words name library mutants here, not chapters.
@@ -96,7 +91,7 @@ fn main() -> ExitCode {
     if flag("--reset") {
         match chosen.as_slice() {
             [] => state.reset(None),
-            cs => cs.iter().for_each(|c| state.reset(Some(c.id))),
+            cs => cs.iter().for_each(|c| state.reset(Some(&c.id))),
         }
         println!("grade: progress reset");
         return ExitCode::SUCCESS;
@@ -201,6 +196,13 @@ impl Args {
     }
 }
 
+/// Says what is wrong with the command line, then the usage; exit status 2.
+fn refuse(why: &str) -> ExitCode {
+    eprintln!("grade: {why}\n");
+    eprintln!("{}", usage());
+    ExitCode::from(2)
+}
+
 fn usage() -> &'static str {
     "usage: cargo grade [CHAPTER] [--quick] [--watch] [--hint [--all]] | --reset [CHAPTER] | --check [CHAPTER...] | --list\n\
      \x20      cargo grade CHAPTER --mutant NAME   (write a known-wrong variant, print its path;\n\
@@ -224,7 +226,7 @@ fn workspace_root() -> PathBuf {
 fn progress(state: &State) {
     println!("Progress (cargo grade CHAPTER to grade one):");
     for c in chapters::all() {
-        let mark = match state.done(c.id) {
+        let mark = match state.done(&c.id) {
             Some(true) => "✓ done",
             Some(false) => "✗ not yet",
             None => "· not graded",
@@ -271,7 +273,7 @@ fn run_checks(target: &Target, only: Option<&[Check]>) -> Vec<(Check, Verdict)> 
 }
 
 fn target<'a>(root: &'a Path, chapter: &'static Chapter, file: PathBuf, tag: &str) -> Target<'a> {
-    Target { root, chapter, file, scratch: root.join("target/grade").join(chapter.id).join(tag) }
+    Target { root, chapter, file, scratch: root.join("target/grade").join(&chapter.id).join(tag) }
 }
 
 /// How to grade: `quick` leaves the benchmark gate out (a first verdict in seconds), `watch`
@@ -352,7 +354,7 @@ fn grade(
         })
         .collect();
     if let Some(state) = state {
-        state.record(chapter.id, &counted);
+        state.record(&chapter.id, &counted);
     }
     let passed = counted.iter().filter(|c| c.1 == Some(true)).count();
     println!();
@@ -407,15 +409,15 @@ fn hints(root: &Path, chapter: &Chapter, state: &mut State, all: bool) -> ExitCo
         eprintln!("grade: no hints file at {}", path.display());
         return ExitCode::FAILURE;
     };
-    let failed = state.failed(chapter.id);
+    let failed = state.failed(&chapter.id);
     let mut shown = 0;
     for section in hints::sections(&text) {
         if !(failed.is_empty() || failed.contains(&section.check)) {
             continue;
         }
-        let before = state.hints_shown(chapter.id, &section.check);
+        let before = state.hints_shown(&chapter.id, &section.check);
         let (text, n) = hints::reveal(&section, before, all);
-        state.set_hints_shown(chapter.id, &section.check, n);
+        state.set_hints_shown(&chapter.id, &section.check, n);
         let total = section.hints.len();
         println!("Hints for {} ({n} of {total}):\n{}", section.check, text.trim_end());
         if n < total {
@@ -445,11 +447,11 @@ fn write_mutant(root: &Path, chapter: &Chapter, name: &str) -> Result<PathBuf, S
         let names: Vec<&str> = all.iter().map(|m| m.name.as_str()).collect();
         return Err(format!("{} has no mutant {name:?}; it has: {}", chapter.id, names.join(", ")));
     };
-    let reference = std::fs::read_to_string(root.join(chapter.solution))
+    let reference = std::fs::read_to_string(root.join(&chapter.solution))
         .map_err(|e| format!("{}: {e}", chapter.solution))?;
     // Named `exercise.rs`, in a folder of its own: reports name the reader's file so.
     let file =
-        root.join("target/grade").join(chapter.id).join("mutants").join(name).join("exercise.rs");
+        root.join("target/grade").join(&chapter.id).join("mutants").join(name).join("exercise.rs");
     std::fs::create_dir_all(file.parent().expect("a parent folder")).map_err(|e| e.to_string())?;
     std::fs::write(&file, m.apply(&reference)?).map_err(|e| format!("{}: {e}", file.display()))?;
     Ok(file)
@@ -468,7 +470,7 @@ fn self_check(root: &Path, chapters: &[&'static Chapter]) -> ExitCode {
     };
     for &chapter in chapters {
         println!("== {}: the reference solution", chapter.id);
-        let reference = root.join(chapter.solution);
+        let reference = root.join(&chapter.solution);
         for (check, v) in run_checks(&target(root, chapter, reference.clone(), "solution"), None) {
             let ok = !matches!(v, Verdict::Fail(_));
             claim(ok, format!("{} solution passes {}: {}", chapter.id, check.name(), one_line(&v)));
@@ -593,7 +595,7 @@ fn generated_mutants(
         claim(false, format!("{} generated mutants: {e}", chapter.id));
         return tally;
     }
-    let reference_path = root.join(chapter.solution);
+    let reference_path = root.join(&chapter.solution);
     let file = match reference_path.canonicalize() {
         Ok(p) => p
             .strip_prefix(root.canonicalize().unwrap_or(root.to_path_buf()))
@@ -606,7 +608,7 @@ fn generated_mutants(
     };
     let equivalent_file = root.join(chapter.equivalents());
     let (list, equivalents) = match (
-        generated::list(root, chapter.name, &file.display().to_string()),
+        generated::list(root, &chapter.name, &file.display().to_string()),
         generated::equivalents(&equivalent_file),
     ) {
         (Ok(l), Ok(e)) => (l, e),
@@ -627,7 +629,7 @@ fn generated_mutants(
                 continue;
             }
         };
-        let dir = root.join("target/grade").join(chapter.id).join(format!("generated-{i}"));
+        let dir = root.join("target/grade").join(&chapter.id).join(format!("generated-{i}"));
         let path = dir.join("exercise.rs");
         if let Err(e) = std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, text)) {
             wrong.push(format!("{}: {e}", path.display()));
@@ -689,7 +691,7 @@ fn shipped_stub(root: &Path, chapter: &Chapter) -> PathBuf {
         .output();
     match out {
         Ok(o) if o.status.success() => {
-            let file = root.join("target/grade").join(chapter.id).join("stub.rs");
+            let file = root.join("target/grade").join(&chapter.id).join("stub.rs");
             let _ = std::fs::create_dir_all(file.parent().expect("a parent folder"));
             match std::fs::write(&file, o.stdout) {
                 Ok(()) => file,

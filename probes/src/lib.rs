@@ -42,6 +42,33 @@ pub fn counts(parser: &mut lexopt::Parser, flag: &str) -> Result<Vec<usize>, lex
     }
 }
 
+/// Reads the command line of a probe that `scripts/lab.py` runs: the lab's own flags, `--runs N`
+/// (at least 1), `--rows` (the tab-separated rows the lab reads) and `--ours-only`, and every
+/// other long flag through `own(name, parser)`, which says whether it knew the flag.
+pub fn lab_flags(
+    runs: &mut usize,
+    rows: &mut bool,
+    ours_only: &mut bool,
+    mut own: impl FnMut(&str, &mut lexopt::Parser) -> Result<bool, lexopt::Error>,
+) -> Result<(), lexopt::Error> {
+    use lexopt::ValueExt;
+    let mut parser = lexopt::Parser::from_env();
+    while let Some(arg) = parser.next()? {
+        let name = match arg {
+            lexopt::Arg::Long(name) => name.to_string(), // owned: `parser` is used below
+            other => return Err(other.unexpected()),
+        };
+        match name.as_str() {
+            "runs" => *runs = parser.value()?.parse::<usize>()?.max(1),
+            "rows" => *rows = true,
+            "ours-only" => *ours_only = true,
+            other if own(other, &mut parser)? => {}
+            other => return Err(format!("invalid option '--{other}'").into()),
+        }
+    }
+    Ok(())
+}
+
 /// The run whose `rate` is the median of `runs` (the upper one of the middle two for an even
 /// count), so that a probe prints one run's counts beside its own rate, never a mix of runs.
 pub fn median_run<T: Clone>(runs: &[(f64, T)]) -> T {

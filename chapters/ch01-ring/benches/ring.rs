@@ -19,16 +19,8 @@ fn push_then_take(c: &mut Criterion, fifo: bool) {
     let mut g = c.benchmark_group(if fifo { "push_pop_fifo" } else { "push_pop_lifo" });
     g.throughput(Throughput::Elements(2 * BATCH)); // one push and one take per task
     let mut ring = Ring::new();
-    g.bench_function("ch01 Ring", |b| {
-        b.iter(|| {
-            for i in 0..BATCH {
-                ring.push(black_box(i)).unwrap();
-            }
-            while let Some(t) = ring.next_local_task(fifo) {
-                black_box(t);
-            }
-        })
-    });
+    seam::batch_bench!(g, "ch01 Ring", BATCH, |i| ring.push(black_box(i)).unwrap(), || ring
+        .next_local_task(fifo));
     let mut deque = VecDeque::with_capacity(BATCH as usize);
     g.bench_function("VecDeque", |b| {
         b.iter(|| {
@@ -41,16 +33,8 @@ fn push_then_take(c: &mut Criterion, fifo: bool) {
         })
     });
     let worker = if fifo { Worker::new_fifo() } else { Worker::new_lifo() };
-    g.bench_function("crossbeam Worker", |b| {
-        b.iter(|| {
-            for i in 0..BATCH {
-                worker.push(black_box(i));
-            }
-            while let Some(t) = worker.pop() {
-                black_box(t);
-            }
-        })
-    });
+    seam::batch_bench!(g, "crossbeam Worker", BATCH, |i| worker.push(black_box(i)), || worker
+        .pop());
     g.finish();
 }
 

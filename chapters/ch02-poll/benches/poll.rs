@@ -7,7 +7,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use crossbeam_deque::{Steal, Worker};
+use crossbeam_deque::Worker;
 
 const BATCH: u64 = 256;
 
@@ -15,27 +15,11 @@ fn owner_push_pop(c: &mut Criterion) {
     let mut g = c.benchmark_group("owner_push_pop");
     g.throughput(Throughput::Elements(2 * BATCH));
     let (owner, _stealer) = ch02_poll::new::<u64>(1024);
-    g.bench_function("ch02 Owner", |b| {
-        b.iter(|| {
-            for i in 0..BATCH {
-                owner.push(black_box(i)).unwrap();
-            }
-            while let Some(t) = owner.pop() {
-                black_box(t);
-            }
-        })
-    });
+    seam::batch_bench!(g, "ch02 Owner", BATCH, |i| owner.push(black_box(i)).unwrap(), || owner
+        .pop());
     let worker = Worker::new_lifo();
-    g.bench_function("crossbeam Worker", |b| {
-        b.iter(|| {
-            for i in 0..BATCH {
-                worker.push(black_box(i));
-            }
-            while let Some(t) = worker.pop() {
-                black_box(t);
-            }
-        })
-    });
+    seam::batch_bench!(g, "crossbeam Worker", BATCH, |i| worker.push(black_box(i)), || worker
+        .pop());
     g.finish();
 }
 
@@ -43,27 +27,17 @@ fn push_then_poll(c: &mut Criterion) {
     let mut g = c.benchmark_group("push_then_poll");
     g.throughput(Throughput::Elements(2 * BATCH));
     let (owner, stealer) = ch02_poll::new::<u64>(1024);
-    g.bench_function("ch02 Owner+Stealer", |b| {
-        b.iter(|| {
-            for i in 0..BATCH {
-                owner.push(black_box(i)).unwrap();
-            }
-            while let Some(t) = stealer.poll() {
-                black_box(t);
-            }
-        })
-    });
+    seam::batch_bench!(
+        g,
+        "ch02 Owner+Stealer",
+        BATCH,
+        |i| owner.push(black_box(i)).unwrap(),
+        || stealer.poll()
+    );
     let worker = Worker::new_lifo();
     let stealer = worker.stealer();
-    g.bench_function("crossbeam Worker+Stealer", |b| {
-        b.iter(|| {
-            for i in 0..BATCH {
-                worker.push(black_box(i));
-            }
-            while let Steal::Success(t) = stealer.steal() {
-                black_box(t);
-            }
-        })
+    seam::batch_bench!(g, "crossbeam Worker+Stealer", BATCH, |i| worker.push(black_box(i)), || {
+        stealer.steal().success()
     });
     g.finish();
 }

@@ -14,27 +14,11 @@ fn fifo_push_take(c: &mut Criterion) {
     let mut g = c.benchmark_group("owner_fifo_push_take");
     g.throughput(Throughput::Elements(2 * BATCH));
     let (owner, _stealer) = ch03_last_slot::new::<u64>(1024);
-    g.bench_function("ch03 Owner", |b| {
-        b.iter(|| {
-            for i in 0..BATCH {
-                owner.push(black_box(i)).unwrap();
-            }
-            while let Some(t) = owner.poll_fifo() {
-                black_box(t);
-            }
-        })
-    });
+    seam::batch_bench!(g, "ch03 Owner", BATCH, |i| owner.push(black_box(i)).unwrap(), || owner
+        .poll_fifo());
     let worker = Worker::new_fifo();
-    g.bench_function("crossbeam Worker", |b| {
-        b.iter(|| {
-            for i in 0..BATCH {
-                worker.push(black_box(i));
-            }
-            while let Some(t) = worker.pop() {
-                black_box(t);
-            }
-        })
-    });
+    seam::batch_bench!(g, "crossbeam Worker", BATCH, |i| worker.push(black_box(i)), || worker
+        .pop());
     g.finish();
 }
 

@@ -55,6 +55,29 @@ macro_rules! tests {
     };
 }
 
+/// One benchmark of a batch: push the numbers `0..$batch` with `$push` (the number is `$i`),
+/// then take with `$take` until it gives `None`. Each chapter's bench runs its queue and
+/// crossbeam-deque's through this one loop, so that the two measure the same work.
+///
+/// ```ignore
+/// seam::batch_bench!(g, "crossbeam Worker", BATCH, |i| worker.push(black_box(i)), || worker.pop());
+/// ```
+#[macro_export]
+macro_rules! batch_bench {
+    ($group:expr, $name:expr, $batch:expr, |$i:ident| $push:expr, || $take:expr) => {
+        $group.bench_function($name, |b| {
+            b.iter(|| {
+                for $i in 0..$batch {
+                    $push;
+                }
+                while let Some(t) = $take {
+                    std::hint::black_box(t);
+                }
+            })
+        })
+    };
+}
+
 /// The benchmark gate's `main`: criterion times the calling file's
 /// `fn workload<X>(g: &mut BenchmarkGroup<'_, WallTime>, id: &str)` for `Reference` and
 /// `Exercise` alternately, twice each, in one group `gate`. The grader keeps the faster run of

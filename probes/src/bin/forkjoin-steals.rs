@@ -243,25 +243,23 @@ fn parse() -> Result<Opts, lexopt::Error> {
         rows: false,
         ours_only: false,
     };
-    let mut p = lexopt::Parser::from_env();
-    while let Some(arg) = p.next()? {
-        match arg {
-            Long("rows") => o.rows = true,
-            Long("ours-only") => o.ours_only = true,
-            Long("runs") => o.runs = p.value()?.parse::<usize>()?.max(1),
-            Long("leaf") => o.leaf = Some(p.value()?.parse()?),
-            Long("leaf-us") => {
+    let (leaf, leaf_us, pars, fib) = (&mut o.leaf, &mut o.leaf_us, &mut o.pars, &mut o.fib);
+    probes::lab_flags(&mut o.runs, &mut o.rows, &mut o.ours_only, |name, p| {
+        match name {
+            "leaf" => *leaf = Some(p.value()?.parse()?),
+            "leaf-us" => {
                 let us: f64 = p.value()?.parse()?;
                 if !(us > 0.0 && us < 1e6) {
                     return Err(format!("--leaf-us {us}: must be above 0 and below 1e6").into());
                 }
-                o.leaf_us = Some(us);
+                *leaf_us = Some(us);
             }
-            Long("par") => o.pars = probes::counts(&mut p, "--par")?,
-            Long("fib") => o.fib = p.value()?.parse()?,
-            _ => return Err(arg.unexpected()),
+            "par" => *pars = probes::counts(p, "--par")?,
+            "fib" => *fib = p.value()?.parse()?,
+            _ => return Ok(false),
         }
-    }
+        Ok(true)
+    })?;
     if o.fib > 40 {
         return Err(format!("--fib {}: at most 40 (fib(40) forks 300 million tasks)", o.fib).into());
     }

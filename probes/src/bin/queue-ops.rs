@@ -158,16 +158,14 @@ fn parse() -> Result<Opts, lexopt::Error> {
     use lexopt::prelude::*;
     let mut o =
         Opts { runs: 5, tasks: 200_000, thieves: vec![1, 2, 4], rows: false, ours_only: false };
-    let mut p = lexopt::Parser::from_env();
-    while let Some(arg) = p.next()? {
-        match arg {
-            Long("rows") => o.rows = true,
-            Long("ours-only") => o.ours_only = true,
-            Long("runs") => o.runs = p.value()?.parse::<usize>()?.max(1),
-            Long("tasks") => o.tasks = p.value()?.parse::<usize>()?.max(1),
-            Long("thieves") => o.thieves = probes::counts(&mut p, "--thieves")?,
-            _ => return Err(arg.unexpected()),
+    let (tasks, thieves) = (&mut o.tasks, &mut o.thieves);
+    probes::lab_flags(&mut o.runs, &mut o.rows, &mut o.ours_only, |name, p| {
+        match name {
+            "tasks" => *tasks = p.value()?.parse::<usize>()?.max(1),
+            "thieves" => *thieves = probes::counts(p, "--thieves")?,
+            _ => return Ok(false),
         }
-    }
+        Ok(true)
+    })?;
     Ok(o)
 }
