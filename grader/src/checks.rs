@@ -422,6 +422,7 @@ fn short(text: &str) -> String {
     }
 }
 
+/// The failed tests' full names, as libtest prints them (`exercise::pop`).
 fn failed_tests_full(text: &str) -> Vec<String> {
     text.lines()
         .filter_map(|l| l.strip_prefix("test ")?.strip_suffix(" ... FAILED"))
@@ -429,9 +430,10 @@ fn failed_tests_full(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// The failed tests' short names (`exercise::pop` is `pop`).
 fn failed_tests(text: &str) -> Vec<String> {
-    text.lines()
-        .filter_map(|l| l.strip_prefix("test ")?.strip_suffix(" ... FAILED"))
+    failed_tests_full(text)
+        .iter()
         .map(|name| name.rsplit("::").next().unwrap_or(name).to_string())
         .collect()
 }

@@ -119,6 +119,7 @@ fn main() -> ExitCode {
             }
         };
     }
+    let mode = Mode { quick: flag("--quick"), watch: flag("--watch") };
     match chosen.as_slice() {
         [] => {
             progress(&state);
@@ -136,13 +137,9 @@ fn main() -> ExitCode {
             }
             Some(f) => {
                 let path = std::fs::canonicalize(&f).unwrap_or_else(|_| PathBuf::from(&f));
-                let mode = Mode { quick: flag("--quick"), watch: flag("--watch") };
                 grade_or_watch(&root, c, &path, None, mode)
             }
-            None => {
-                let mode = Mode { quick: flag("--quick"), watch: flag("--watch") };
-                grade_or_watch(&root, c, &root.join(c.exercise()), Some(&mut state), mode)
-            }
+            None => grade_or_watch(&root, c, &root.join(c.exercise()), Some(&mut state), mode),
         },
         _ => {
             eprintln!("grade: one chapter at a time, please (or --check for all)");

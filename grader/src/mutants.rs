@@ -42,6 +42,7 @@ impl CaughtBy for Check {
     }
 }
 
+#[derive(Clone)]
 pub struct Mutant<C = Check> {
     pub name: String,
     /// What must reject this mutant.

@@ -4,22 +4,14 @@
 //! crossbeam-deque's test shapes run against this queue too, from `tests/shapes.rs`.
 #![cfg(not(loom))]
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
-use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use ch04_grow::{GrowOps, Owner, Stealer, new_with};
 
 const MAX: usize = 1 << 30;
-
-/// Held by every test that starts threads, so that they run one at a time: on two cores,
-/// eight thieves of one test would otherwise starve the single thief another test watches.
-static ALONE: Mutex<()> = Mutex::new(());
-
-fn alone() -> std::sync::MutexGuard<'static, ()> {
-    ALONE.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) // a failed test must not fail the rest
-}
 
 /// The first few (index, count) whose count is not 1. Read after every thread is joined.
 fn not_once(counts: &[AtomicU8]) -> Vec<(usize, u8)> {
@@ -99,7 +91,7 @@ fn old_arrays_are_kept_until_the_queue_drops<G: GrowOps>() {
 /// publishing stalls the thief too (seen under CI load), so the best of three trials must stay
 /// under 5%.
 fn thieves_are_not_stalled_by_a_move<G: GrowOps>() {
-    let _alone = alone();
+    let _alone = seam::shapes::alone();
     const N: usize = 1 << 18;
     const BEFORE: u8 = 0;
     const MOVING: u8 = 1;
@@ -168,7 +160,7 @@ fn thieves_are_not_stalled_by_a_move<G: GrowOps>() {
 /// depth the thieves let it reach), popping now and then; thieves on every core poll
 /// throughout. Each task is taken exactly once.
 fn a_million_tasks_through_growth<G: GrowOps>() {
-    let _alone = alone();
+    let _alone = seam::shapes::alone();
     const N: usize = 1_000_000;
     let thieves = thread::available_parallelism().map_or(2, |n| n.get()).max(2);
     let (owner, stealer) = queue::<G>(2);

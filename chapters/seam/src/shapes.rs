@@ -55,9 +55,10 @@ macro_rules! shapes {
     };
 }
 
-/// Held by every shape that starts threads, so that they run one at a time: on two cores,
-/// eight thieves of one test would otherwise starve the single thief another test watches.
-fn alone() -> MutexGuard<'static, ()> {
+/// Held by every test that starts threads (the shapes, and chapter 4's own), so that they run
+/// one at a time within a test binary: on two cores, eight thieves of one test would otherwise
+/// starve the single thief another test watches.
+pub fn alone() -> MutexGuard<'static, ()> {
     static ALONE: Mutex<()> = Mutex::new(());
     ALONE.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) // a failed test must not fail the rest
 }
