@@ -186,6 +186,8 @@ fi
 if want ch07 || want loom; then
 echo "[figures] ch07: loom on the mutant that parks without its recheck"
 loom_mutant ch07 ch07-pool park_without_recheck exercise:: location > chapters/ch07-pool/figures/loom-park_without_recheck.txt
+echo "[figures] ch07: loom on the mutant whose look below the new task is Acquire"
+loom_mutant ch07 ch07-pool looks_below_with_acquire exercise::a_steal > chapters/ch07-pool/figures/loom-looks_below_with_acquire.txt
 fi
 
 if want ch07; then

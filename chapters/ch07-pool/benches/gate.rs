@@ -1,7 +1,7 @@
-//! The grader's benchmark gate for chapter 7: the reader's idle/join mechanism against the
+//! The grader's benchmark gate for chapter 7: the reader's waiting and waking against the
 //! reference, alternating, in the same run (see `seam::gate!`). The workload is
-//! fib(18) with no cutoff on a 2-worker pool: joins that help, and workers that go idle and
-//! are woken between runs.
+//! fib(18) with no cutoff on a 2-worker pool: joins that help, forks that ask the signal rule,
+//! and workers that go idle and are woken between runs.
 
 use std::hint::black_box;
 

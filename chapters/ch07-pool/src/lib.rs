@@ -7,9 +7,9 @@
 //! - [`Sleep`] and [`wait::await_work`]: a worker that finds nothing announces itself idle,
 //!   rechecks the queues, and only then parks; a producer signals after its push (a worker's
 //!   push only when its queue looked empty, and a thief that leaves tasks behind signals on,
-//!   as the JDK's do). The Dekker-style pair of fences means no wake-up is lost (a loom model
-//!   checks the handshake; the skip rule's argument is on `looked_empty`, and a test checks
-//!   that every waiting fork gets a worker).
+//!   as the JDK's do: [`wait::looked_empty`], [`wait::leaves_work`]). The Dekker-style pair
+//!   of fences means no wake-up is lost, and the signal rule that no fork waits for a worker
+//!   that sleeps (loom models of both, and a test that every waiting fork gets a worker).
 //! - [`ThreadPool::submit`], [`Handle::join`], [`fork`], [`join_in_task`]: tasks with results;
 //!   a worker that waits for a forked task helps by running other tasks
 //!   ([`wait::help_until`]) instead of blocking, so even one worker never deadlocks.
@@ -22,8 +22,8 @@ pub use ch02_poll::sync;
 #[cfg(not(loom))]
 mod task;
 
-/// The two ways a worker waits, going idle and waiting for a joined task: the reference
-/// solution of the chapter 7 exercise.
+/// Waiting and waking: going idle, the signal rule (when a push or a steal wakes an idle
+/// worker), and waiting for a joined task. The reference solution of the chapter 7 exercise.
 pub mod wait;
 
 #[cfg(not(loom))]
@@ -38,11 +38,15 @@ pub use pool::{
     Builder, Handle, Rejected, Stats, ThreadPool, ThreadPoolWith, fib, fork, join_in_task,
 };
 
-/// The seam between the pool and the idle/join mechanism it runs (the reference or the
+/// The seam between the pool and the waiting and waking it runs (the reference or the
 /// reader's). See [`wait`] for each function.
 pub trait WaitOps {
     /// See [`wait::await_work`].
     fn await_work(sleep: &Sleep, me: usize, has_work: impl Fn() -> bool);
+    /// See [`wait::looked_empty`].
+    fn looked_empty<T>(q: &ch04_grow::WorkQueue<T>) -> bool;
+    /// See [`wait::leaves_work`].
+    fn leaves_work<T>(q: &ch04_grow::WorkQueue<T>) -> bool;
     /// See [`wait::help_until`].
     fn help_until(done: impl Fn() -> bool, run_one: impl FnMut() -> bool);
 }
@@ -52,6 +56,12 @@ macro_rules! impl_wait_ops {
         impl $crate::WaitOps for $ty {
             fn await_work(sleep: &$crate::Sleep, me: usize, has_work: impl Fn() -> bool) {
                 await_work(sleep, me, has_work)
+            }
+            fn looked_empty<T>(q: &ch04_grow::WorkQueue<T>) -> bool {
+                looked_empty(q)
+            }
+            fn leaves_work<T>(q: &ch04_grow::WorkQueue<T>) -> bool {
+                leaves_work(q)
             }
             fn help_until(done: impl Fn() -> bool, run_one: impl FnMut() -> bool) {
                 help_until(done, run_one)
@@ -64,7 +74,7 @@ macro_rules! impl_wait_ops {
 pub struct Reference;
 mod reference {
     use super::Reference;
-    use crate::wait::{await_work, help_until};
+    use crate::wait::{await_work, help_until, leaves_work, looked_empty};
     impl_wait_ops!(Reference);
 }
 
@@ -73,7 +83,7 @@ mod reference {
 pub mod exercise {
     include!(env!("EXERCISE_FILE"));
 
-    /// The exercise's idle and join mechanism, plugged into [`ThreadPool`](crate::ThreadPool).
+    /// The exercise's waiting and waking, plugged into [`ThreadPoolWith`](crate::ThreadPoolWith).
     pub struct Exercise;
     impl_wait_ops!(Exercise);
 }

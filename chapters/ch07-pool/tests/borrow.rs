@@ -2,7 +2,7 @@
 //! caller's frame (no `'static`), as `rayon::join` does. Sound because neither returns nor
 //! unwinds before both sides have run (the argument is on `join_in_task`); these tests would
 //! see a frame that escaped: a sum read before its half was written, a panic that reached the
-//! caller while the other half was still writing. Run with the reference idle/join mechanism
+//! caller while the other half was still writing. Run with the reference waiting and waking
 //! (`reference::`) and, under the grader, the reader's (`exercise::`).
 #![cfg(not(loom))]
 

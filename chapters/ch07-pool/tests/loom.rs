@@ -1,14 +1,16 @@
 //! Loom models (`LOOM_MAX_PREEMPTIONS=3`) of the park/signal handshake, with idle workers and
 //! a producer around a stand-in queue (a task counter): if a wake-up can be lost, some schedule
-//! leaves a worker parked forever with a task waiting, and loom reports the deadlock. And of
-//! fork/join on two workers over a real chapter 4 queue.
+//! leaves a worker parked forever with a task waiting, and loom reports the deadlock. Of the
+//! signal rule, over a real chapter 4 queue: a task that needs a worker of its own must get
+//! one, whichever push or steal skips its signal. And of fork/join on two workers.
 //!
 //! `RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=3 cargo test -p ch07-pool --release --test loom`
 #![cfg(loom)]
 
-use ch07_pool::sync::Ordering::{Relaxed, SeqCst};
+use ch07_pool::sync::Ordering::{Acquire, Relaxed, SeqCst};
 use ch07_pool::sync::{Arc, AtomicUsize};
-use ch07_pool::{Sleep, WaitOps};
+use ch07_pool::sync::{Condvar, Mutex};
+use ch07_pool::{Reference, Sleep, WaitOps};
 use loom::thread;
 
 /// Takes one task from the stand-in queue, if there is one.
@@ -73,6 +75,101 @@ fn two_workers_two_tasks<I: WaitOps + 'static>() {
     });
 }
 
+/// Whether a task waits in the slot at `base`: the signal-rule workers' look (the slot, not
+/// `top`, so that an owner between its two stores makes no worker spin: in a model, two
+/// spinning threads can take turns forever).
+fn has_task(q: &ch04_grow::WorkQueue<usize>) -> bool {
+    let b = q.base.load(Relaxed); // Relaxed: a stale base finds an empty slot: the worker parks
+    !q.array().at(b).load(Acquire).is_null() // Acquire: as a thief's read of the slot
+}
+
+/// An idle worker of the signal-rule models: takes a task from `stealer`'s queue when one
+/// waits at `base`, and goes idle otherwise (the reference's `await_work`, so that a failure
+/// here is the rule's); after its steal, wakes another worker if the rule says a task is left
+/// behind (`leaves_work`); then runs the task, and returns.
+fn rule_worker<I: WaitOps>(
+    sleep: &Sleep,
+    me: usize,
+    stealer: &ch04_grow::Stealer<usize>,
+    run: impl FnOnce(usize),
+) {
+    let q = stealer.queue();
+    loop {
+        if !has_task(q) {
+            Reference::await_work(sleep, me, || has_task(q));
+        } else if let Some(task) = stealer.poll() {
+            if I::leaves_work(q) {
+                sleep.signal();
+            }
+            run(task);
+            return;
+        }
+    }
+}
+
+/// The owner's push in the signal-rule models: push, then signal if the rule says so
+/// (`looked_empty`).
+fn rule_push<I: WaitOps>(sleep: &Sleep, owner: &ch04_grow::Owner<usize>, task: usize) {
+    owner.push(task).unwrap_or_else(|_| unreachable!("room"));
+    if I::looked_empty(owner.queue()) {
+        sleep.signal();
+    }
+}
+
+/// One idle worker, and an owner that pushes one task onto its empty queue and then waits for
+/// the worker to run it (it never runs it itself, as a worker busy with a long task would
+/// not). The push must wake the worker, in every schedule; else loom finds both threads
+/// blocked.
+fn a_push_onto_an_empty_queue_wakes_a_worker<I: WaitOps + 'static>() {
+    ch07_pool::sync::model(|| {
+        let sleep = Arc::new(Sleep::new(1));
+        let (owner, stealer) = ch04_grow::new::<usize>(4);
+        let w = {
+            let sleep = sleep.clone();
+            thread::spawn(move || rule_worker::<I>(&sleep, 0, &stealer, |_| {}))
+        };
+        rule_push::<I>(&sleep, &owner, 1);
+        w.join().unwrap();
+    });
+}
+
+/// Two idle workers; the owner pushes task 1, then task 2, and waits. Task 1 blocks until
+/// task 2 has run, so both need a worker at once. Task 2's push finds task 1 below it and may
+/// skip its signal: then the thief that takes task 1 must see task 2 and wake the other worker.
+/// The owner's look below and the thief's look above race (each a SeqCst load after a SeqCst
+/// read-modify-write); in every schedule one of them must see the other's write.
+fn a_steal_that_leaves_a_task_wakes_the_next_worker<I: WaitOps + 'static>() {
+    ch07_pool::sync::model(|| {
+        let sleep = Arc::new(Sleep::new(2));
+        let (owner, stealer) = ch04_grow::new::<usize>(4);
+        let ran2 = Arc::new((Mutex::new(false), Condvar::new()));
+        let ws: Vec<_> = (0..2)
+            .map(|me| {
+                let (sleep, stealer, ran2) = (sleep.clone(), stealer.clone(), ran2.clone());
+                thread::spawn(move || {
+                    rule_worker::<I>(&sleep, me, &stealer, |task| {
+                        let (lock, cv) = &*ran2;
+                        let mut ran = lock.lock().unwrap();
+                        if task == 2 {
+                            *ran = true;
+                            cv.notify_all();
+                        } else {
+                            while !*ran {
+                                ran = cv.wait(ran).unwrap(); // task 1 needs task 2 to run
+                            }
+                        }
+                    })
+                })
+            })
+            .collect();
+        rule_push::<I>(&sleep, &owner, 1);
+        rule_push::<I>(&sleep, &owner, 2);
+        for w in ws {
+            w.join().unwrap();
+        }
+    });
+}
+
 /// Fork/join on two workers: worker A has forked `b` into its own queue (a chapter 4 queue of
 /// 4 slots) and now waits for it with `help_until`, popping its own queue; worker B polls A's
 /// queue twice. Whoever gets `b` runs it; it must run exactly once, and A's wait must end in
@@ -114,5 +211,7 @@ seam::tests!(
     ch07_pool;
     one_worker_one_task,
     two_workers_two_tasks,
+    a_push_onto_an_empty_queue_wakes_a_worker,
+    a_steal_that_leaves_a_task_wakes_the_next_worker,
     a_forked_task_runs_once_and_the_join_ends,
 );

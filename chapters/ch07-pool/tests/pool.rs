@@ -1,4 +1,4 @@
-//! Tests (not under loom) of the pool, run with the reference idle/join mechanism
+//! Tests (not under loom) of the pool, run with the reference waiting and waking
 //! (`reference::`) and, with the grader's `--features exercise`, the reader's (`exercise::`).
 #![cfg(not(loom))]
 
@@ -296,6 +296,49 @@ fn a_lone_worker_runs_what_it_waits_for<I: WaitOps + 'static>() {
     assert_eq!(got, (142, 0));
 }
 
+/// `looked_empty`'s contract, on a queue driven by hand: after the owner's push, true exactly
+/// when the slot below the new task is empty. Onto an empty queue: true. Onto a task: false
+/// (an always-true rule is correct but signals on every fork). Onto a slot a thief emptied:
+/// true. And after the ring has wrapped, where "below" is the last slot of the array.
+fn looked_empty_reads_the_slot_below_the_new_task<I: WaitOps + 'static>() {
+    let (owner, stealer) = ch04_grow::new::<usize>(4);
+    let q = owner.queue();
+    let push = |t: usize| owner.push(t).unwrap_or_else(|_| unreachable!("room"));
+    push(1);
+    assert!(I::looked_empty(q), "a push onto an empty queue: the slot below is empty");
+    push(2);
+    assert!(!I::looked_empty(q), "a push onto task 1: the slot below holds a task");
+    assert_eq!((stealer.poll(), stealer.poll()), (Some(1), Some(2)));
+    push(3);
+    assert!(I::looked_empty(q), "a push above two stolen tasks: the slot below was emptied");
+    push(4); // index 3, the array's last slot
+    assert_eq!(owner.pop(), Some(4));
+    assert_eq!(stealer.poll(), Some(3));
+    push(5); // index 3 again
+    push(6); // index 4: slot 0, after the wrap
+    assert!(!I::looked_empty(q), "after the wrap, the slot below slot 0 is slot 3 (task 5)");
+}
+
+/// `leaves_work`'s contract: after a thief's take, true exactly when a task waits at the new
+/// `base`.
+fn leaves_work_reads_the_slot_at_base<I: WaitOps + 'static>() {
+    let (owner, stealer) = ch04_grow::new::<usize>(4);
+    let q = owner.queue();
+    for t in 1..=3 {
+        owner.push(t).unwrap_or_else(|_| unreachable!("room"));
+    }
+    assert_eq!(stealer.poll(), Some(1));
+    assert!(I::leaves_work(q), "tasks 2 and 3 wait: the next thief needs waking");
+    assert_eq!(stealer.poll(), Some(2));
+    assert!(I::leaves_work(q), "task 3 waits");
+    assert_eq!(stealer.poll(), Some(3));
+    assert!(!I::leaves_work(q), "nothing is left behind");
+    owner.push(4).unwrap_or_else(|_| unreachable!("room")); // index 3
+    owner.push(5).unwrap_or_else(|_| unreachable!("room")); // index 4: slot 0
+    assert_eq!(stealer.poll(), Some(4));
+    assert!(I::leaves_work(q), "after the wrap, task 5 waits in slot 0");
+}
+
 /// `help_until`'s contract, called directly, with no pool around it to wait again: it returns
 /// only once `done()` is true, and keeps calling `run_one` meanwhile, whether or not `run_one`
 /// finds anything. (`join_in_task` loops around it as a safety net, so no pool test sees a
@@ -452,6 +495,8 @@ seam::tests!(
     each_waiting_fork_gets_a_worker,
     a_forked_handle_is_joined_outside_its_pool,
     a_lone_worker_runs_what_it_waits_for,
+    looked_empty_reads_the_slot_below_the_new_task,
+    leaves_work_reads_the_slot_at_base,
     help_until_returns_only_when_done,
     a_join_after_close_says_the_pool_is_closed,
     a_nested_panic_is_counted_once,

@@ -17,6 +17,7 @@ use std::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize};
 use std::thread::JoinHandle;
 
+use ch04_grow::WorkQueue;
 use ch05_phase::{Queues, advance_probe};
 use ch06_nsteals::steals::{count_take, get_steal_count, retire};
 use ch06_nsteals::{Job, join_workers, pop_own, push_job};
@@ -66,6 +67,9 @@ struct Shared {
     /// its queue's tasks may then never run, so waiters give up with an error, not a hang.
     broken: AtomicBool,
     parallelism: usize,
+    /// When a worker's push or a steal wakes an idle worker: the pool's `WaitOps` (see
+    /// [`Rule`]).
+    rule: Rule,
 }
 
 thread_local! {
@@ -112,7 +116,7 @@ pub struct Stats {
     pub panics: u64,
 }
 
-/// The pool, with the reference idle and join mechanism: the everyday name.
+/// The pool, with the reference waiting and waking: the everyday name.
 ///
 /// ```
 /// let pool = ch07_pool::ThreadPool::new(4);
@@ -122,7 +126,7 @@ pub type ThreadPool = ThreadPoolWith<Reference>;
 
 /// A work-stealing pool built from chapters 1-6: `parallelism` workers, each owning a queue at
 /// an odd index; external submission through chapter 5's submission queues; fork/join with
-/// helping; idle workers park and are signalled. Generic over the idle and join mechanism `I`
+/// helping; idle workers park and are signalled. Generic over its waiting and waking `I`
 /// (the reference, as [`ThreadPool`], or the reader's exercise, which the grader plugs in).
 pub struct ThreadPoolWith<I: WaitOps> {
     shared: Arc<Shared>,
@@ -151,6 +155,7 @@ impl<I: WaitOps> ThreadPoolWith<I> {
             panics: AtomicU64::new(0),
             broken: AtomicBool::new(false),
             parallelism,
+            rule: Rule::of::<I>(),
         });
         let workers = (0..parallelism)
             .map(|w| {
@@ -325,7 +330,7 @@ impl Builder {
         self.build_with::<Reference>()
     }
 
-    /// Starts the pool with the idle and join mechanism `I` (the grader's `Exercise`).
+    /// Starts the pool with the waiting and waking of `I` (the grader's `Exercise`).
     pub fn build_with<I: WaitOps>(self) -> ThreadPoolWith<I> {
         ThreadPoolWith::start(self)
     }

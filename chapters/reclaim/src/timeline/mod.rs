@@ -127,9 +127,19 @@ macro_rules! logged {
         pub fn into_inner(self) -> $t {
             self.0.into_inner()
         }
+        /// A SeqCst load is modelled as a SeqCst fence, then the load: loom treats SeqCst
+        /// accesses as AcqRel (loom issue #180: two threads that each store, then load the
+        /// other's location, may both read the old values), and only its fences as SeqCst.
+        /// For the one pattern in this project that needs SeqCst loads, the signal rule of
+        /// chapter 7 (a SeqCst read-modify-write of one slot, then a SeqCst load of another,
+        /// on both sides), the fence gives exactly C++20's answer: one side sees the other.
+        /// A weaker load gets no fence, so loom still finds what it breaks.
         #[track_caller]
         pub fn load(&self, order: Ordering) -> $t {
             let i = begin("load", Some(order), None);
+            if order == Ordering::SeqCst {
+                loom::sync::atomic::fence(Ordering::SeqCst);
+            }
             let v = self.0.load(order);
             end(i, $value(v), None);
             v
