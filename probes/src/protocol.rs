@@ -56,7 +56,8 @@ impl Drop for Ids {
 impl Contended for Protocol {
     type Thief = ProtocolThief;
     fn push(&self, task: usize) -> Result<(), usize> {
-        push_slot::<usize, Reference, usize>(&self.0.0, task, to_slot).map_err(|full| full.task)
+        push_slot::<usize, Reference, usize>(&self.0.0, task, |id, _| to_slot(id))
+            .map_err(|full| full.task)
     }
     fn pop(&self) -> Option<usize> {
         from_slot(take::next_local_task(&self.0.0, false))

@@ -14,6 +14,7 @@
 //! - [`Memory`]: what the arrays hold, current and retired.
 
 mod queue;
+mod spare;
 pub mod take;
 
 /// Growing the array: the reference solution of the chapter 4 exercise.
@@ -21,7 +22,8 @@ pub mod grow;
 
 pub use ch01_ring::Full;
 pub use ch02_poll::{PollStats, sync};
-pub use queue::{Memory, Slots, WorkQueue, push, push_slot};
+pub use queue::{Memory, Slots, WorkQueue, pop, push, push_slot};
+pub use spare::SPARES;
 
 use std::cell::Cell;
 use std::marker::PhantomData;
@@ -129,7 +131,8 @@ impl<T, G: GrowOps> Owner<T, G> {
 
     /// LIFO take.
     pub fn pop(&self) -> Option<T> {
-        self.next_local_task(false)
+        // SAFETY: this is the owner's handle.
+        unsafe { pop(&self.q) }
     }
 
     /// FIFO take.

@@ -6,6 +6,7 @@ use crossbeam_utils::CachePadded;
 use reclaim::Home;
 
 use crate::GrowOps;
+use crate::spare::Spares;
 use crate::sync::{AtomicI32, AtomicPtr, Ordering};
 use ch01_ring::Full;
 
@@ -68,6 +69,8 @@ pub struct WorkQueue<T> {
     /// of the thread that pushes here, bound once. `Some(None)`: many threads push here (a
     /// submission queue), so thieves keep what they take.
     pub(crate) home: OnceLock<Option<Arc<Home>>>,
+    /// Boxes the owner popped, for its next push at the same index (`spare.rs`).
+    spares: Spares<T>,
 }
 // ANCHOR_END: work_queue
 
@@ -108,6 +111,7 @@ impl<T> WorkQueue<T> {
             retired: Mutex::new(Vec::new()),
             max_capacity,
             home: OnceLock::new(),
+            spares: Spares::new(),
         }
     }
 
@@ -193,16 +197,47 @@ impl<T> Drop for WorkQueue<T> {
 /// next push hands its task back in [`Full`]. [JDK: `WorkQueue.push`]
 #[inline(always)] // into the caller's frame: the task moves straight into its box
 pub fn push<T, G: GrowOps>(q: &WorkQueue<T>, task: T) -> Result<(), Full<T>> {
-    push_slot::<T, G, T>(q, task, reclaim::boxed)
+    push_slot::<T, G, T>(q, task, |task, s| {
+        // SAFETY: the owner's push, at `top` (`s`).
+        let m = unsafe { q.spares.take(s) };
+        if m.is_null() {
+            return reclaim::boxed(task); // a recycled box, or a new one
+        }
+        // SAFETY: a spare: a box of T's layout, empty, the owner's alone (`spare.rs`).
+        unsafe { m.write(task) };
+        reclaim::note_reused();
+        m
+    })
 }
 
-/// [`push`], with the slot's pointer made from `item` by `into_slot` once there is room (a task
-/// box; the contention probe's floor stores bare ids).
+// ANCHOR: pop
+/// Owner: the LIFO pop of chapter 3 (`next_local_task(q, false)`), whose box waits as a spare
+/// for the next push at the same index (`spare.rs`).
+///
+/// # Safety
+/// Only the queue's owner calls this.
+#[inline(always)]
+pub unsafe fn pop<T>(q: &WorkQueue<T>) -> Option<T> {
+    let p = crate::take::next_local_task(q, false);
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: its swap took p out of its slot: the task is ours.
+    let task = unsafe { p.read() };
+    let s = q.top.load(Ordering::Relaxed); // the index just popped: the owner's own field
+    // SAFETY: the owner's LIFO pop took p out of the slot of index s; its task was moved out.
+    unsafe { q.spares.put(s, p) };
+    Some(task)
+}
+// ANCHOR_END: pop
+
+/// [`push`], with the slot's pointer made from `item` and the index by `into_slot` once there
+/// is room (a task box; the contention probe's floor stores bare ids).
 #[inline(always)]
 pub fn push_slot<T, G: GrowOps, U>(
     q: &WorkQueue<T>,
     item: U,
-    into_slot: impl FnOnce(U) -> *mut T,
+    into_slot: impl FnOnce(U, i32) -> *mut T,
 ) -> Result<(), Full<U>> {
     let s = q.top.load(Ordering::Relaxed); // only the owner writes top
     let b = q.base.load(Ordering::Acquire); // as in chapter 2: pairs with the takers' base stores
@@ -216,7 +251,7 @@ pub fn push_slot<T, G: GrowOps, U>(
     }
     q.top.store(s.wrapping_add(1), Ordering::Relaxed); // as in chapter 2
     // SeqCst swap, as in chapter 2: Release publishes the task's contents.
-    a.at(s).swap(into_slot(item), Ordering::SeqCst);
+    a.at(s).swap(into_slot(item, s), Ordering::SeqCst);
     if room == 0 && cap < q.max_capacity {
         G::grow(q, s); // the array is full now: double it before the next push
     }

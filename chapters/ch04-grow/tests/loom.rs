@@ -1,5 +1,6 @@
 //! Loom models of growth: every interleaving (up to LOOM_MAX_PREEMPTIONS preemptions) of an
-//! owner growing a 2-slot array to 4 while a thief polls. Each model checks that every task
+//! owner growing a 2-slot array to 4 while a thief polls; and of the owner's spare box, reused
+//! at its index under a paused thief. Each model checks that every task
 //! is taken exactly once and that whoever takes a task reads the contents the owner wrote
 //! (loom reports a causality violation otherwise).
 //!
@@ -50,8 +51,28 @@ fn pushes_after_growth_reach_a_thief_that_saw_the_old_array<G: GrowOps + 'static
     });
 }
 
+/// The owner pops its only task and pushes another at the same index while a thief polls. The
+/// new task goes into the popped box (a spare, `src/spare.rs`), so a thief that read the first
+/// task's pointer and paused before its CAS finds the same pointer in the same slot: its CAS
+/// succeeds, and it must take the new task, the one at its index, with the contents the owner
+/// wrote. Every task is still taken exactly once.
+fn a_thief_paused_across_a_pop_and_a_push_at_its_index<G: GrowOps + 'static>() {
+    ch04_grow::sync::model(|| {
+        let (owner, stealer) = new_with::<Task, G>(4, 4);
+        owner.push(task(0)).unwrap();
+        let th = thief(&stealer, 1);
+        let mut mine: Vec<usize> = owner.pop().map(run).into_iter().collect();
+        owner.push(task(1)).unwrap(); // index 0 again if the pop took task 0: into its box
+        mine.extend(std::iter::from_fn(|| owner.pop().map(run)));
+        let theirs = th.join().unwrap();
+        mine.extend(std::iter::from_fn(|| stealer.poll().map(run)));
+        exactly_once(2, &[&mine, &theirs]);
+    });
+}
+
 seam::tests!(
     ch04_grow;
     a_thief_polls_while_the_array_grows,
     pushes_after_growth_reach_a_thief_that_saw_the_old_array,
+    a_thief_paused_across_a_pop_and_a_push_at_its_index,
 );

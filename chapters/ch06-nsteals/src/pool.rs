@@ -10,7 +10,7 @@ use std::time::Duration;
 use ch02_poll::{Full, PollStats};
 use ch05_phase::{Queue, Queues, advance_probe, new_probe};
 use crossbeam_utils::CachePadded;
-use reclaim::{pin, take_keeping_box, take_own};
+use reclaim::{pin, take_keeping_box};
 
 use crate::{Reference, StealOps};
 
@@ -249,7 +249,7 @@ pub fn scan<T>(queues: &Queues<T>, own: usize, r: u32) -> Option<(usize, T)> {
 pub fn pop_own<T>(q: &Queue<T>) -> Option<T> {
     // SAFETY: only the worker that owns `q` calls this, and `next_local_task` returns null or
     // a pointer its swap took.
-    unsafe { take_own(ch04_grow::take::next_local_task(q.work(), false)) }
+    unsafe { ch04_grow::pop(q.work()) }
 }
 
 /// A thief's take from any queue.

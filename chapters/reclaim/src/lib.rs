@@ -16,6 +16,9 @@
 //! thread pinned at the time has unpinned: no pointer a thief can still compare against is
 //! ever reused. The owner takes with swaps, which compare nothing, so its own takes need no
 //! pin ([`take_own`]); its garbage waits all the same, since a thief may hold the address.
+//! (Chapter 4's owner makes one exception: the box of its LIFO pop, reused by its next push at
+//! the same index, where a paused thief's CAS can only take the task of its own index:
+//! `ch04-grow/src/spare.rs`.)
 //! Chapter 4 meets the same problem with whole arrays.
 //!
 //! This is epoch-based reclamation (Fraser's; crossbeam-epoch is the Rust library), cut down to
@@ -193,6 +196,29 @@ pub unsafe fn take_own<T>(p: *mut T) -> Option<T> {
     // free is harmless here: loom's models never wrap the ring while a thief holds a pointer.
     drop(unsafe { Box::from_raw(p.cast::<std::mem::MaybeUninit<T>>()) });
     Some(task)
+}
+
+/// Hands back the memory of a box whose task was already moved out (an owner's spare, see
+/// chapter 4's `Spares`): as [`take_own`] does after its read, the memory waits for the pins.
+///
+/// # Safety
+/// `p` is a pointer that [`boxed`] made, holding no value, that no slot holds and no one else
+/// will use.
+#[inline]
+pub unsafe fn release_empty<T>(p: *mut T) {
+    #[cfg(not(loom))]
+    limbo::keep(p.cast(), std::alloc::Layout::new::<T>());
+    #[cfg(loom)]
+    // SAFETY: from Box::into_raw, empty (caller); an early free is harmless under loom (above).
+    drop(unsafe { Box::from_raw(p.cast::<std::mem::MaybeUninit<T>>()) });
+}
+
+/// Counts one box reused outside [`boxed`]: an owner's spare (chapter 4's `Spares`), in
+/// [`BoxCounts::reused`] with the rest. (Nothing under loom.)
+#[inline(always)]
+pub fn note_reused() {
+    #[cfg(not(loom))]
+    chain::FAST.with(|f| f.reused.set(f.reused.get() + 1));
 }
 
 pub mod sync;

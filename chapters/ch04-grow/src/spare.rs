@@ -1,0 +1,90 @@
+//! The owner's spare boxes: a box that the owner's LIFO pop took out of the slot of index `i`
+//! waits here, and the owner's next push at index `i` puts its task in it, without a trip
+//! through chapter 2's reclamation (`reclaim::boxed` and `take_own`, a thread-local chain
+//! each way).
+//!
+//! Why reuse at once is safe *at the same index*. Chapter 2's danger is a thief that read
+//! pointer `t` from the slot of index `b`, checked `base == b`, and paused before its CAS:
+//! if `t`'s memory comes back into that slot for a *later* index, the CAS succeeds and sets
+//! `base` to `b + 1`, backwards. A spare never changes index:
+//! - it is filed under the index its pop took it from, `top` after the pop, and only a push at
+//!   that index takes it (a push always goes to `top`, and `top` gets back to that index only
+//!   through a push there or a pop there, which files its own box in its place);
+//! - a box that leaves the queue any other way (a thief's take, a FIFO take, a spare pushed
+//!   out by a newer one) goes through the reclamation, which waits for every pin.
+//!
+//! So if the paused thief's CAS finds `t` again, `t` holds the task of index `b`, which no one
+//! has taken; `base` cannot have passed `b`, and it never moves backwards, so `base == b`: the
+//! thief takes exactly the task it would have taken without the pause. A grow changes nothing:
+//! the pop emptied the old array's slot, and no one writes an old array again.
+//!
+//! Only the owner touches the spares, as only the owner writes `top` (a submission queue's
+//! owner is whoever holds its lock).
+
+use std::cell::UnsafeCell;
+use std::ptr::null_mut;
+
+/// Spares kept: one per index modulo this. (A pop files its box at `index % SPARES`; one that
+/// finds an older box there hands the older one to the reclamation.)
+pub const SPARES: usize = 64;
+
+/// The owner's spare boxes, by index modulo [`SPARES`].
+///
+/// Invariant: a non-null entry at `i % SPARES` is a box that [`reclaim::boxed`] made, holding
+/// no value, in no slot, taken by the owner's LIFO pop from the slot of index `i`, where `i`
+/// is the index `top` returns to first.
+pub(crate) struct Spares<T> {
+    cells: [UnsafeCell<*mut T>; SPARES],
+}
+
+// SAFETY: the entries are touched only by the queue's owner (the invariant of `top`), one
+// thread at a time; the boxes they point to hold no value of T.
+unsafe impl<T> Sync for Spares<T> {}
+// SAFETY: as above.
+unsafe impl<T> Send for Spares<T> {}
+
+impl<T> Spares<T> {
+    pub(crate) fn new() -> Self {
+        Spares { cells: std::array::from_fn(|_| UnsafeCell::new(null_mut())) }
+    }
+
+    /// The spare filed for `index`, if any, emptied out of its entry.
+    ///
+    /// # Safety
+    /// Only the queue's owner calls this, and `index` is `top`, where it pushes next.
+    #[inline(always)]
+    pub(crate) unsafe fn take(&self, index: i32) -> *mut T {
+        let cell = &self.cells[index as u32 as usize % SPARES];
+        // SAFETY: only the owner touches the entries (caller).
+        unsafe { std::mem::replace(&mut *cell.get(), null_mut()) }
+    }
+
+    /// Files `p`, just popped LIFO from the slot of `index`, for the next push there; an older
+    /// spare in its entry goes to the reclamation.
+    ///
+    /// # Safety
+    /// Only the queue's owner calls this; `p` came from [`reclaim::boxed`], its swap took it
+    /// out of the slot of `index` (`top` after the pop), and its task was moved out.
+    #[inline(always)]
+    pub(crate) unsafe fn put(&self, index: i32, p: *mut T) {
+        let cell = &self.cells[index as u32 as usize % SPARES];
+        // SAFETY: only the owner touches the entries (caller).
+        let old = unsafe { std::mem::replace(&mut *cell.get(), p) };
+        if !old.is_null() {
+            // SAFETY: a spare (the invariant): empty, in no slot, the owner's alone.
+            unsafe { reclaim::release_empty(old) };
+        }
+    }
+}
+
+impl<T> Drop for Spares<T> {
+    fn drop(&mut self) {
+        for cell in &mut self.cells {
+            let p = *cell.get_mut();
+            if !p.is_null() {
+                // SAFETY: a spare (the invariant); the queue is going away.
+                unsafe { reclaim::release_empty(p) };
+            }
+        }
+    }
+}
