@@ -78,12 +78,16 @@ impl<T> Spares<T> {
 }
 
 impl<T> Drop for Spares<T> {
+    /// Frees the spares at once, as the queue's drop frees the boxes of tasks nobody took: a
+    /// thief can compare an address only against this queue's slots, and no thread can reach
+    /// them any more.
     fn drop(&mut self) {
         for cell in &mut self.cells {
             let p = *cell.get_mut();
             if !p.is_null() {
-                // SAFETY: a spare (the invariant); the queue is going away.
-                unsafe { reclaim::release_empty(p) };
+                // SAFETY: a spare (the invariant): from `reclaim::boxed` (a `Box<T>`'s layout),
+                // holding no value, so freed as a box of `MaybeUninit<T>`; no one else has it.
+                drop(unsafe { Box::from_raw(p.cast::<std::mem::MaybeUninit<T>>()) });
             }
         }
     }

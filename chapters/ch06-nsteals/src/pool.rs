@@ -247,8 +247,8 @@ pub fn scan<T>(queues: &Queues<T>, own: usize, r: u32) -> Option<(usize, T)> {
 /// The owner's LIFO take from its own queue. Only the worker that owns `q` may call it.
 #[inline]
 pub fn pop_own<T>(q: &Queue<T>) -> Option<T> {
-    // SAFETY: only the worker that owns `q` calls this, and `next_local_task` returns null or
-    // a pointer its swap took.
+    // SAFETY: only the worker that owns `q` calls this: the owner's pop (chapter 4's, whose
+    // box waits for the worker's next push at the same index).
     unsafe { ch04_grow::pop(q.work()) }
 }
 
