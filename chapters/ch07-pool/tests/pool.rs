@@ -505,3 +505,40 @@ seam::tests!(
     a_pool_dropped_on_its_own_worker_returns_the_result,
     stats_report_the_pool,
 );
+
+/// A worker that dies outside any task (here an `await_work` that panics: a reader's stub with
+/// its `todo!()` does the same) breaks the pool. A thread that waits for a task from outside
+/// gives up instead of hanging, and says which panic broke the pool, so that a report card can
+/// show it (the worker's own message is lost with a test process that aborts).
+#[test]
+fn a_broken_pool_names_the_panic_that_broke_it() {
+    struct PanicsWhenIdle;
+    impl WaitOps for PanicsWhenIdle {
+        fn await_work(_: &ch07_pool::Sleep, _: usize, _: impl Fn() -> bool) {
+            panic!("an await_work that panics");
+        }
+        fn looked_empty<T>(q: &ch04_grow::WorkQueue<T>) -> bool {
+            ch07_pool::Reference::looked_empty(q)
+        }
+        fn leaves_work<T>(q: &ch04_grow::WorkQueue<T>) -> bool {
+            ch07_pool::Reference::leaves_work(q)
+        }
+        fn help_until(done: impl Fn() -> bool, run_one: impl FnMut() -> bool) {
+            ch07_pool::Reference::help_until(done, run_one)
+        }
+    }
+    let why = within(30, "waiting on a broken pool", || {
+        let pool: ThreadPoolWith<PanicsWhenIdle> = ThreadPoolWith::new(1);
+        // The worker runs a task submitted before it first goes idle: try until one waits in vain.
+        let why = (0..1000).find_map(|_| {
+            let handle = pool.submit(|| 1).ok()?;
+            let waited = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handle.join()));
+            waited.err().and_then(|p| p.downcast_ref::<String>().cloned())
+        });
+        let dropped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(pool)));
+        assert!(dropped.is_err(), "dropping the pool reports the worker that died");
+        why
+    });
+    let why = why.expect("a wait gave up on the broken pool");
+    assert!(why.contains("an await_work that panics"), "the waiter's message: {why}");
+}

@@ -109,10 +109,7 @@ impl Drop for AbortOnUnwind {
 /// with the process.
 pub(super) fn abort_in_join(panic: Option<&(dyn std::any::Any + Send)>) -> ! {
     use std::io::Write;
-    let message = panic
-        .and_then(|p| p.downcast_ref::<&str>().map(|s| s.to_string()))
-        .or_else(|| panic.and_then(|p| p.downcast_ref::<String>().cloned()))
-        .unwrap_or_else(|| "a panic".into());
+    let message = panic.map_or_else(|| "a panic".into(), panic_message);
     let _ = writeln!(
         std::io::stderr(),
         "ch07-pool: a join's wait panicked ({message}) while its queued task could still run \
@@ -148,11 +145,15 @@ pub(super) fn wait_or_help<I: WaitOps>(shared: &Shared, done: &dyn Fn() -> bool)
 pub(super) fn wait_outside(shared: Option<&Shared>, done: &dyn Fn() -> bool) {
     let mut spins = 0u32;
     while !done() {
-        assert!(
-            !shared.is_some_and(|s| s.broken.load(Relaxed)),
-            "a worker thread of the pool died of a panic outside any task (its message is \
-             above): the task waited for may never run"
-        );
+        if let Some(s) = shared.filter(|s| s.broken.load(Acquire)) {
+            // Acquire: pairs with `worker_thread`'s Release; the message is there.
+            let why = s.broken_by.lock().unwrap_or_else(PoisonError::into_inner).clone();
+            panic!(
+                "a worker thread of the pool died of a panic outside any task ({}): the task \
+                 waited for may never run",
+                why.as_deref().unwrap_or("its message is above")
+            );
+        }
         spins += 1;
         if spins < 100 {
             std::thread::yield_now();
@@ -174,4 +175,14 @@ where
     };
     let task = spawn(shared, Some(own), f)?;
     Ok(Handle { task, pool: None })
+}
+
+/// A panic's message, from its payload (`panic!` with a literal gives a `&str`, with
+/// arguments a `String`).
+pub(super) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic with no message".into())
 }

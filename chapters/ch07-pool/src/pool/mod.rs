@@ -12,9 +12,9 @@
 use std::cell::{Cell, UnsafeCell};
 use std::marker::PhantomData;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
-use std::sync::Arc;
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize};
+use std::sync::{Arc, PoisonError};
 use std::thread::JoinHandle;
 
 use ch04_grow::WorkQueue;
@@ -66,6 +66,8 @@ struct Shared {
     /// Set when a worker thread dies of a panic outside any task (in the idle or join code):
     /// its queue's tasks may then never run, so waiters give up with an error, not a hang.
     broken: AtomicBool,
+    /// The message of the panic that broke the pool, written before `broken` is set.
+    broken_by: std::sync::Mutex<Option<String>>,
     parallelism: usize,
     /// When a worker's push or a steal wakes an idle worker: the pool's `WaitOps` (see
     /// [`Rule`]).
@@ -154,6 +156,7 @@ impl<I: WaitOps> ThreadPoolWith<I> {
             shutdown: AtomicBool::new(false),
             panics: AtomicU64::new(0),
             broken: AtomicBool::new(false),
+            broken_by: std::sync::Mutex::new(None),
             parallelism,
             rule: Rule::of::<I>(),
         });
@@ -165,7 +168,7 @@ impl<I: WaitOps> ThreadPoolWith<I> {
                     Some(bytes) => thread.stack_size(bytes),
                     None => thread,
                 };
-                thread.spawn(move || run_worker::<I>(&shared, w)).expect("spawn a worker thread")
+                thread.spawn(move || worker_thread::<I>(&shared, w)).expect("spawn a worker thread")
             })
             .collect();
         ThreadPoolWith { shared, workers, ops: PhantomData }

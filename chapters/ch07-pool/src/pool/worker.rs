@@ -46,22 +46,24 @@ pub(super) fn has_work(shared: &Shared) -> bool {
     shared.shutdown.load(Acquire) || shared.queues.iter().any(|(_, q)| !q.work().is_empty())
 }
 
+/// A worker thread: [`run_worker`], and if it unwinds (a panic outside any task: in the
+/// waiting code, the exercise's among it), the pool is broken, since the tasks in the worker's
+/// queue may never run. Its waiters are told, with the panic's message.
+pub(super) fn worker_thread<I: WaitOps>(shared: &Arc<Shared>, w: usize) {
+    if let Err(panic) = catch_unwind(AssertUnwindSafe(|| run_worker::<I>(shared, w))) {
+        let why = panic_message(&*panic);
+        *shared.broken_by.lock().unwrap_or_else(PoisonError::into_inner) = Some(why);
+        shared.broken.store(true, Release); // Release: the message is in place before the flag
+        shared.sleep.signal_all(); // let the others see it too
+        resume_unwind(panic);
+    }
+}
+
 // ANCHOR: run_worker
 /// A worker: take and run tasks; when a full scan finds none, go idle with the exercise's
 /// `await_work` (announce, recheck, park); exit once shut down and every queue is empty.
 /// [JDK: `runWorker`, `deactivate`, `awaitWork`]
 pub(super) fn run_worker<I: WaitOps>(shared: &Arc<Shared>, w: usize) {
-    /// Marks the pool broken if the worker unwinds (a panic outside any task).
-    struct Alive<'a>(&'a Shared);
-    impl Drop for Alive<'_> {
-        fn drop(&mut self) {
-            if std::thread::panicking() {
-                self.0.broken.store(true, Relaxed); // Relaxed: a flag polled by waiters
-                self.0.sleep.signal_all(); // let the others see it too
-            }
-        }
-    }
-    let _alive = Alive(shared);
     let own = 2 * w + 1;
     // Only this worker pushes to its queue: a thief hands the boxes it takes back here.
     shared.queues.get(own).expect("a worker's queue").work().bind_home(Some(reclaim::home()));
