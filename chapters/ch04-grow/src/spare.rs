@@ -1,22 +1,28 @@
 //! The owner's spare boxes: a box that the owner's LIFO pop took out of the slot of index `i`
-//! waits here, and the owner's next push at index `i` puts its task in it, without a trip
-//! through chapter 2's reclamation (`reclaim::boxed` and `take_own`, a thread-local chain
-//! each way).
+//! waits here, and the owner's next push at an index `i` or below (modulo [`SPARES`]) puts its
+//! task in it, without a trip through chapter 2's reclamation (`reclaim::boxed` and
+//! `take_own`, a thread-local chain each way).
 //!
-//! Why reuse at once is safe *at the same index*. Chapter 2's danger is a thief that read
-//! pointer `t` from the slot of index `b`, checked `base == b`, and paused before its CAS:
-//! if `t`'s memory comes back into that slot for a *later* index, the CAS succeeds and sets
-//! `base` to `b + 1`, backwards. A spare never changes index:
-//! - it is filed under the index its pop took it from, `top` after the pop, and only a push at
-//!   that index takes it (a push always goes to `top`, and `top` gets back to that index only
-//!   through a push there or a pop there, which files its own box in its place);
+//! Why reuse at once is safe. Chapter 2's danger is a thief that read pointer `t` from the
+//! slot of index `b`, checked `base == b`, and paused before its CAS: if `t`'s memory comes
+//! back into that slot for a *later* index, the CAS succeeds and sets `base` to `b + 1`,
+//! backwards. A spare never goes to a later index:
+//! - it is filed under the index `j` its pop took it from (`top` after the pop). A push always
+//!   goes to `top`, and `top` climbs past `j` only through a push at `j`, which takes the
+//!   spare; a pop at an index below `j` that maps to the same entry files its own box there
+//!   instead, handing the older one to the reclamation. So a spare of index `j` serves a push
+//!   at `j`, or (after a take that lowered `top` without filing, chapter 3's FIFO last-slot
+//!   branch) at an index below `j`;
 //! - a box that leaves the queue any other way (a thief's take, a FIFO take, a spare pushed
 //!   out by a newer one) goes through the reclamation, which waits for every pin.
 //!
-//! So if the paused thief's CAS finds `t` again, `t` holds the task of index `b`, which no one
-//! has taken; `base` cannot have passed `b`, and it never moves backwards, so `base == b`: the
-//! thief takes exactly the task it would have taken without the pause. A grow changes nothing:
-//! the pop emptied the old array's slot, and no one writes an old array again.
+//! So if the paused thief's CAS finds `t` again, `t` left the slot of index `b` by the owner's
+//! pop there (any other way out waits for the thief's pin) and came back by a push at an index
+//! `i <= b`. That push was at `top`, and `top >= base >= b`, since `base` was `b` and never
+//! moves backwards: so `i == b`. By the same step for each round trip, `t` holds the task of
+//! index `b`, which no one has taken, and `base == b`: the thief takes exactly the task it
+//! would have taken without the pause. A grow changes nothing: the pop emptied the old array's
+//! slot, and no one writes an old array again.
 //!
 //! Only the owner touches the spares, as only the owner writes `top` (a submission queue's
 //! owner is whoever holds its lock).
@@ -30,9 +36,9 @@ pub const SPARES: usize = 64;
 
 /// The owner's spare boxes, by index modulo [`SPARES`].
 ///
-/// Invariant: a non-null entry at `i % SPARES` is a box that [`reclaim::boxed`] made, holding
-/// no value, in no slot, taken by the owner's LIFO pop from the slot of index `i`, where `i`
-/// is the index `top` returns to first.
+/// Invariant: a non-null entry at `j % SPARES` is a box that [`reclaim::boxed`] made, holding
+/// no value, in no slot, that the owner's LIFO pop took out of the slot of an index `j` with
+/// `j >= top` (so no push has gone past `j` since).
 pub(crate) struct Spares<T> {
     cells: [UnsafeCell<*mut T>; SPARES],
 }
@@ -48,7 +54,8 @@ impl<T> Spares<T> {
         Spares { cells: std::array::from_fn(|_| UnsafeCell::new(null_mut())) }
     }
 
-    /// The spare filed for `index`, if any, emptied out of its entry.
+    /// The spare filed under `index`'s entry, if any, emptied out of it: from a pop at `index`
+    /// or above (the invariant).
     ///
     /// # Safety
     /// Only the queue's owner calls this, and `index` is `top`, where it pushes next.
