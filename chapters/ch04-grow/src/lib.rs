@@ -125,14 +125,17 @@ impl<T, G: GrowOps> Owner<T, G> {
 
     /// Takes the next task, newest first or, with `fifo`, oldest first.
     pub fn next_local_task(&self, fifo: bool) -> Option<T> {
+        if !fifo {
+            // SAFETY: this is the owner's handle.
+            return unsafe { pop(&self.q) }; // the LIFO take keeps its box as a spare
+        }
         // SAFETY: `next_local_task` returns null or a pointer its swap took.
         unsafe { take_own(take::next_local_task(&self.q, fifo)) }
     }
 
     /// LIFO take.
     pub fn pop(&self) -> Option<T> {
-        // SAFETY: this is the owner's handle.
-        unsafe { pop(&self.q) }
+        self.next_local_task(false)
     }
 
     /// FIFO take.

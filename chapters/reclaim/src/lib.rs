@@ -189,27 +189,25 @@ pub unsafe fn take_own<T>(p: *mut T) -> Option<T> {
     }
     // SAFETY: the caller owns the task at p (its swap or CAS emptied the slot).
     let task = unsafe { p.read() };
-    #[cfg(not(loom))]
-    limbo::keep(p.cast(), std::alloc::Layout::new::<T>());
-    #[cfg(loom)]
-    // SAFETY: the memory came from Box::into_raw and the task was moved out above. An early
-    // free is harmless here: loom's models never wrap the ring while a thief holds a pointer.
-    drop(unsafe { Box::from_raw(p.cast::<std::mem::MaybeUninit<T>>()) });
+    // SAFETY: from `boxed`, emptied just above, out of its slot and the caller's alone.
+    unsafe { release_empty(p) };
     Some(task)
 }
 
-/// Hands back the memory of a box whose task was already moved out (an owner's spare, see
-/// chapter 4's `Spares`): as [`take_own`] does after its read, the memory waits for the pins.
+/// Hands back the memory of a box whose task was already moved out ([`take_own`] after its
+/// read, and an owner's spare pushed out by a newer one, chapter 4's `Spares`): it is reused or
+/// freed once every thread pinned now has unpinned.
 ///
 /// # Safety
 /// `p` is a pointer that [`boxed`] made, holding no value, that no slot holds and no one else
 /// will use.
-#[inline]
+#[inline(always)] // on every take: see `chain.rs`
 pub unsafe fn release_empty<T>(p: *mut T) {
     #[cfg(not(loom))]
     limbo::keep(p.cast(), std::alloc::Layout::new::<T>());
     #[cfg(loom)]
-    // SAFETY: from Box::into_raw, empty (caller); an early free is harmless under loom (above).
+    // SAFETY: the memory came from Box::into_raw and holds no value (caller). An early free is
+    // harmless here: loom's models never wrap the ring while a thief holds a pointer.
     drop(unsafe { Box::from_raw(p.cast::<std::mem::MaybeUninit<T>>()) });
 }
 
