@@ -1,6 +1,7 @@
 //! What a thread's limbo (`limbo.rs`) holds: the memory of taken tasks, one [`Garbage`] each,
-//! sealed into batches that wait for their pins ([`Sealed`]); and the batches left by threads
-//! that exited before those pins cleared ([`ORPHANS`]), which any later seal frees.
+//! or a [`Block`] of them as a thief sent them home, sealed into batches that wait for their
+//! pins ([`Sealed`]); and the batches left by threads that exited before those pins cleared
+//! ([`ORPHANS`]), which any later seal frees.
 
 use std::alloc::Layout;
 use std::sync::Mutex;
@@ -31,11 +32,36 @@ impl Garbage {
     }
 }
 
+/// Boxes of one layout that a thief took from one home and sends there together (`outbox.rs`):
+/// a vector of addresses moves from the thief's outbox to the home's inbox, and on into a batch,
+/// without being copied.
+pub(crate) struct Block {
+    /// The boxes' layout: never zero-sized.
+    pub(crate) layout: Layout,
+    /// Each from the global allocator with `layout`, holding no value, owned by this block.
+    pub(crate) boxes: Vec<*mut u8>,
+}
+
+// SAFETY: as `Garbage`, for each address.
+unsafe impl Send for Block {}
+
+impl Block {
+    /// # Safety
+    /// As [`Garbage::free`], for every box of the block.
+    pub(crate) unsafe fn free(self) {
+        for memory in self.boxes {
+            // SAFETY: the caller's contract, box by box.
+            unsafe { Garbage { memory, layout: self.layout }.free() };
+        }
+    }
+}
+
 /// A sealed batch and the pins it waits for: boxes of the thread's main layout in a chain
-/// (`chain.rs`), any others in a vector.
+/// (`chain.rs`), the blocks that came home, and any others in a vector.
 pub(crate) struct Sealed {
     pub(crate) pinned: Pinned,
     pub(crate) boxes: Vec<Garbage>,
+    pub(crate) blocks: Vec<Block>,
     pub(crate) chain: (Layout, Chain),
 }
 
@@ -58,6 +84,10 @@ pub(crate) fn free_orphans() {
         for g in b.boxes.drain(..) {
             // SAFETY: its pins have cleared, it holds no value, and only this batch had it.
             unsafe { g.free() };
+        }
+        for block in b.blocks.drain(..) {
+            // SAFETY: as above, for each box of the block.
+            unsafe { block.free() };
         }
         let (layout, chain) = std::mem::replace(&mut b.chain, (Layout::new::<()>(), Chain::EMPTY));
         // SAFETY: as above, for each box of the chain, all of `layout`.

@@ -10,7 +10,7 @@ use super::pins::{Pinned, Registry};
 /// (`None`) once the thread has exited.
 pub struct Inbox<T> {
     items: Mutex<Option<Vec<T>>>,
-    /// How many items wait, for the owner to read without the lock (a hint).
+    /// How many boxes the items waiting hold, for the owner to read without the lock (a hint).
     waiting: AtomicUsize,
 }
 
@@ -20,23 +20,23 @@ impl<T> Inbox<T> {
         Inbox { items: Mutex::new(Some(Vec::new())), waiting: AtomicUsize::new(0) }
     }
 
-    /// A closed inbox: every `send_all` leaves its items with the sender.
+    /// A closed inbox: every `send` hands its item back.
     pub fn closed() -> Inbox<T> {
         Inbox { items: Mutex::new(None), waiting: AtomicUsize::new(0) }
     }
 
-    /// Hands back every item of `items` (leaving it empty), under one lock; leaves them there
-    /// when the inbox is closed (the error says no more).
-    #[allow(clippy::result_unit_err)]
-    pub fn send_all(&self, items: &mut Vec<T>) -> Result<(), ()> {
+    /// Hands back `item`, which holds `boxes` boxes, under one lock; returns it when the inbox
+    /// is closed.
+    pub fn send(&self, item: T, boxes: usize) -> Result<(), T> {
         let mut inbox = self.lock();
-        let Some(list) = inbox.as_mut() else { return Err(()) };
-        list.append(items);
-        self.waiting.store(list.len(), Relaxed); // Relaxed: a hint; the lock orders the items
+        let Some(list) = inbox.as_mut() else { return Err(item) };
+        list.push(item);
+        // Relaxed: a hint; the lock orders the items themselves.
+        self.waiting.store(self.waiting.load(Relaxed) + boxes, Relaxed);
         Ok(())
     }
 
-    /// How many items wait (a hint: it may lag behind the lock's view).
+    /// How many boxes wait (a hint: it may lag behind the lock's view).
     pub fn waiting(&self) -> usize {
         self.waiting.load(Relaxed) // Relaxed: a hint, see `send`
     }

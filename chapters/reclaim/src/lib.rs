@@ -69,6 +69,7 @@ pub struct Guard {
 }
 
 /// Pins the current thread for one poll (from its first slot read to its CAS).
+#[inline] // on every steal
 pub fn pin() -> Guard {
     #[cfg(not(loom))]
     pins::enter();
@@ -76,6 +77,7 @@ pub fn pin() -> Guard {
 }
 
 impl Drop for Guard {
+    #[inline]
     fn drop(&mut self) {
         #[cfg(not(loom))]
         pins::leave();
@@ -120,7 +122,7 @@ pub unsafe fn take_keeping_box<T>(p: *mut T, guard: &Guard) -> Option<T> {
 /// pushed them (see [`take_sending_box_home`]).
 pub struct Home {
     #[cfg(not(loom))]
-    inbox: handback::Inbox<batch::Garbage>,
+    inbox: handback::Inbox<batch::Block>,
 }
 
 /// This thread's [`Home`] (under loom, a home that keeps nothing: boxes are freed at once there).
@@ -150,6 +152,7 @@ pub fn home() -> std::sync::Arc<Home> {
 /// # Safety
 /// `p` is null, or a pointer that [`boxed`] made and that the caller took out of its slot with
 /// a successful CAS to null while pinned.
+#[inline] // on every steal
 pub unsafe fn take_sending_box_home<T>(
     p: *mut T,
     home: Option<&std::sync::Arc<Home>>,

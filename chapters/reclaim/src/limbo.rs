@@ -3,7 +3,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::sync::{Arc, PoisonError};
 
-use super::batch::{Garbage, ORPHANS, Sealed, free_orphans};
+use super::batch::{Block, Garbage, ORPHANS, Sealed, free_orphans};
 use super::chain::{Chain, FAST};
 use super::counts::add;
 use super::handback::{Inbox, close_returned, seal_returned};
@@ -13,12 +13,14 @@ use super::{BATCH, Home};
 
 /// Recycled boxes kept per layout (a few batches: what is in flight while pins clear);
 /// past this many, the allocator gets them back.
-const KEEP: usize = 8 * BATCH;
+const KEEP: usize = 64 * BATCH;
 
 /// One thread's taken boxes: waiting for their pins, then ready for reuse.
 struct Limbo {
     /// Taken since the last batch was sealed (besides the open chain, `FAST.open`).
     open: Vec<Garbage>,
+    /// Sent home by thieves and collected from the inbox since the last batch was sealed.
+    returned: Vec<Block>,
     /// Sealed batches, oldest first.
     sealed: VecDeque<Sealed>,
     /// Boxes whose pins have cleared, by layout, except the main layout's (`FAST.ready`).
@@ -41,6 +43,7 @@ impl Default for Limbo {
         OWN_HOME.set(Arc::as_ptr(&home));
         Limbo {
             open: Vec::new(),
+            returned: Vec::new(),
             sealed: VecDeque::new(),
             ready: Vec::new(),
             spare: Vec::new(),
@@ -62,21 +65,17 @@ pub(super) fn home() -> Arc<Home> {
 
 /// Hands `memory` (of `layout`, just taken by this thread) back to `home`, through this
 /// thread's outbox (`outbox.rs`); keeps a box of its own here.
+#[inline] // on every steal
 pub(super) fn send_home(memory: *mut u8, layout: Layout, home: &Arc<Home>) {
     if std::ptr::eq(OWN_HOME.get(), Arc::as_ptr(home)) {
         return keep(memory, layout); // a box of our own: no inbox, no lock
     }
-    post(Garbage { memory, layout }, home);
+    post(memory, layout, home);
 }
 
 /// Counts `n` boxes this thread sent home.
 pub(super) fn sent_home(n: u64) {
     let _ = LIMBO.try_with(|l| l.borrow_mut().sent_home += n);
-}
-
-/// `keep` for a `Garbage`: a box sent home to a thread that has exited.
-pub(super) fn keep_garbage(g: Garbage) {
-    keep(g.memory, g.layout);
 }
 
 thread_local! {
@@ -103,7 +102,7 @@ fn reuse_slow(layout: Layout) -> Option<*mut u8> {
             FAST.with(|f| f.adopt(layout));
             let mut m = l.pop_ready(layout);
             // A thread whose tasks are all stolen takes nothing and so never seals: seal
-            // when a batch's worth of its boxes has come back. Relaxed: a hint.
+            // when a batch's worth of its boxes has come back. (A hint, see `Inbox::waiting`.)
             if m.is_none() && l.home.inbox.waiting() >= BATCH {
                 l.seal();
                 m = l.pop_ready(layout);
@@ -168,20 +167,24 @@ impl Limbo {
     // ANCHOR: seal
     fn seal(&mut self) {
         let chain = FAST.with(|f| f.take_open());
-        let pinned = seal_returned(&self.home.inbox, &mut self.open, registry());
+        let pinned = seal_returned(&self.home.inbox, &mut self.returned, registry());
         let fresh = self.spare.pop().unwrap_or_default();
         let boxes = std::mem::replace(&mut self.open, fresh);
-        self.sealed.push_back(Sealed { pinned, boxes, chain });
+        let blocks = std::mem::take(&mut self.returned);
+        self.sealed.push_back(Sealed { pinned, boxes, blocks, chain });
         let mut i = 0;
         while i < self.sealed.len() {
             if !self.sealed[i].pinned.passed() {
                 i += 1;
                 continue;
             }
-            let Sealed { mut boxes, chain, .. } = self.sealed.remove(i).expect("i < len");
+            let Sealed { mut boxes, blocks, chain, .. } = self.sealed.remove(i).expect("i < len");
             recycle_chain(chain);
             for g in boxes.drain(..) {
                 self.recycle(g);
+            }
+            for Block { layout, boxes } in blocks {
+                boxes.into_iter().for_each(|memory| self.recycle(Garbage { memory, layout }));
             }
             self.spare.push(boxes);
         }
@@ -258,13 +261,11 @@ impl Drop for Limbo {
             }
         }
         // Close the inbox: thieves keep what they take from now on.
-        let pinned = close_returned(&self.home.inbox, &mut self.open, registry());
+        let pinned = close_returned(&self.home.inbox, &mut self.returned, registry());
         let open = std::mem::take(&mut self.open);
-        let last = (!open.is_empty() || open_chain.len() > 0).then_some(Sealed {
-            pinned,
-            boxes: open,
-            chain: (layout, open_chain),
-        });
+        let blocks = std::mem::take(&mut self.returned);
+        let last = (!open.is_empty() || !blocks.is_empty() || open_chain.len() > 0)
+            .then_some(Sealed { pinned, boxes: open, blocks, chain: (layout, open_chain) });
         let mut orphans = ORPHANS.lock().unwrap_or_else(PoisonError::into_inner);
         orphans.extend(self.sealed.drain(..).chain(last));
     }

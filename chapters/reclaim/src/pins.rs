@@ -149,11 +149,13 @@ mod process {
     }
 
     /// Pins the calling thread.
+    #[inline]
     pub(crate) fn enter() {
         ME.with(|me| me.0.enter());
     }
 
     /// Unpins the calling thread.
+    #[inline]
     pub(crate) fn leave() {
         // `try_with`: a pin dropped while the thread exits finds `ME` gone; nothing to mark.
         let _ = ME.try_with(|me| me.0.leave());

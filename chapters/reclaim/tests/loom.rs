@@ -105,8 +105,8 @@ fn a_box_handed_back_is_reused_only_after_the_pins_that_saw_it() {
                     && slot.compare_exchange(p, std::ptr::null_mut(), SeqCst, Relaxed).is_ok();
                 me.leave(); // the pin ends at the CAS, as in chapter 7's `steal`
                 if won {
-                    let mut one = vec![Addr(p)]; // as a thief's outbox sends it, under one lock
-                    assert!(inbox.send_all(&mut one).is_ok(), "the owner's inbox is open");
+                    // as a thief's outbox sends its block, under one lock
+                    assert!(inbox.send(Addr(p), 1).is_ok(), "the owner's inbox is open");
                 }
             })
         };

@@ -63,8 +63,10 @@ fn boxes_are_reused_once_their_pins_have_cleared() {
 }
 
 /// A thread that stays pinned holds back every batch sealed meanwhile: twenty batches, all
-/// new boxes. Once it unpins, those boxes come back. (Sealing without looking at the pins fails
-/// the first half: tried.)
+/// new boxes. Once it unpins, the next seal makes those boxes ready, and pushes that need more
+/// boxes than one batch reuse them. (Sealing without looking at the pins fails the first half:
+/// tried. The ready boxes are a stack, so a cycle of push and take after the unpin would reuse
+/// only the newest batch's boxes and never reach the held ones.)
 #[test]
 fn a_pinned_thread_holds_back_the_batches_sealed_meanwhile() {
     let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
@@ -83,9 +85,14 @@ fn a_pinned_thread_holds_back_the_batches_sealed_meanwhile() {
         assert_eq!(distinct.len(), held.len(), "a box was reused while a thread was pinned");
         unpin_tx.send(()).expect("the thief waits");
         thief.join().expect("the thief");
-        let after = cycle(20 * BATCH);
+        let _ = cycle(BATCH); // its last take seals: the held batches' pins have cleared
+        let after = push_only(20 * BATCH);
         let back = after.iter().filter(|p| distinct.contains(p)).count();
         assert!(back > 0, "no box came back after the pinned thread unpinned");
+        for p in after {
+            // SAFETY: from `boxed` on this thread; no one else saw it.
+            unsafe { take_own(p as *mut u64) };
+        }
     })
     .join()
     .expect("the test thread");
