@@ -71,6 +71,10 @@ pub struct WorkQueue<T> {
     pub(crate) home: OnceLock<Option<Arc<Home>>>,
     /// Boxes the owner popped, for its next push at the same index (`spare.rs`).
     spares: Spares<T>,
+    /// The owner's last read of `base`, for `push`'s room check: `base` only grows, so this is
+    /// a lower bound, and the room it gives is never more than there is. Only the owner reads
+    /// and writes it.
+    base_seen: AtomicI32,
 }
 // ANCHOR_END: work_queue
 
@@ -112,6 +116,7 @@ impl<T> WorkQueue<T> {
             max_capacity,
             home: OnceLock::new(),
             spares: Spares::new(),
+            base_seen: AtomicI32::new(0),
         }
     }
 
@@ -240,14 +245,22 @@ pub fn push_slot<T, G: GrowOps, U>(
     into_slot: impl FnOnce(U, i32) -> *mut T,
 ) -> Result<(), Full<U>> {
     let s = q.top.load(Ordering::Relaxed); // only the owner writes top
-    let b = q.base.load(Ordering::Acquire); // as in chapter 2: pairs with the takers' base stores
     // Relaxed: only the owner writes `array`; this reads its own last store.
     // SAFETY: never null, never freed while the queue lives.
     let a = unsafe { &*q.array.load(Ordering::Relaxed) };
     let cap = a.capacity();
-    let room = (cap as i64 - 1) - i64::from(s.wrapping_sub(b)); // free slots after this push
-    if room < 0 {
-        return Err(Full { task: item, capacity: cap });
+    let room_after = |b: i32| (cap as i64 - 1) - i64::from(s.wrapping_sub(b)); // free slots left
+    // New in this chapter: the room is first reckoned from the owner's last read of `base`,
+    // and `base` (a line every steal writes) is read again only when that shows none. (Or
+    // more than an array's worth: only a test that sets `base` and `top` itself makes that.)
+    let mut room = room_after(q.base_seen.load(Ordering::Relaxed)); // Relaxed: the owner's own
+    if !(1..cap as i64).contains(&room) {
+        let b = q.base.load(Ordering::Acquire); // as in chapter 2: pairs with the takers' stores
+        q.base_seen.store(b, Ordering::Relaxed); // Relaxed: the owner's own
+        room = room_after(b);
+        if room < 0 {
+            return Err(Full { task: item, capacity: cap });
+        }
     }
     q.top.store(s.wrapping_add(1), Ordering::Relaxed); // as in chapter 2
     // SeqCst swap, as in chapter 2: Release publishes the task's contents.

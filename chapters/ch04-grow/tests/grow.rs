@@ -202,6 +202,24 @@ fn a_million_tasks_through_growth<G: GrowOps>() {
     assert!(wrong.is_empty(), "tasks not taken exactly once (index, times): {wrong:?}");
 }
 
+/// The push reckons its room from the last `base` it read (`WorkQueue::base_seen`) and reads
+/// `base` again when that shows no room: a thief's takes since then make room, and the array
+/// grows only when it is full. (A push that trusts its old `base` when it shows exactly one
+/// slot left grows a half-empty array: the library mutant `push_trusts_an_old_base`.)
+#[test]
+fn a_push_grows_only_an_array_that_is_full_now() {
+    let (owner, stealer) = ch04_grow::new::<usize>(4);
+    for i in 0..3 {
+        owner.push(i).unwrap(); // the owner last read base = 0 here
+    }
+    assert_eq!((stealer.poll(), stealer.poll()), (Some(0), Some(1)), "base moves to 2");
+    owner.push(3).unwrap(); // by its old base, the last free slot: it looks again
+    owner.push(4).unwrap();
+    assert_eq!(owner.queue().capacity(), 4, "three tasks in four slots: no growth");
+    let rest: Vec<usize> = std::iter::from_fn(|| stealer.poll()).collect();
+    assert_eq!(rest, [2, 3, 4]);
+}
+
 seam::tests!(
     ch04_grow;
     grows_when_full_and_keeps_order,
