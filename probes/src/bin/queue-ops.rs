@@ -11,7 +11,8 @@
 //!   task boxes and no reclamation (`probes::protocol::Protocol`).
 //!
 //! Each figure is the median of `--runs` runs (min-max beside it). `--rows` adds tab-separated
-//! lines for `scripts/lab.py`: `qrow <queue> <op> <k> <median ns> <min ns> <max ns>`.
+//! lines for `scripts/lab.py`: `qrow <queue> <op> <k> <median ns> <min ns> <max ns>`, and one
+//! `qrun <queue> <op> <k> <ns>` per run (the lab pools the runs of several processes).
 //!
 //! `cargo run --release -p probes --bin queue-ops [-- --runs 5 --tasks 200000 --thieves 1,2,4]`
 //! (`--ours-only` skips crossbeam and the floor: for profiling our queue alone; crossbeam's
@@ -151,6 +152,11 @@ fn measure(
     if o.rows {
         for (who, m, lo, hi) in rows {
             println!("qrow\t{who}\t{op}\t{k}\t{m:.2}\t{lo:.2}\t{hi:.2}");
+        }
+        for (who, runs) in [("ours", &a), ("crossbeam", &b), ("protocol", &f)] {
+            for ns in runs.iter().filter(|ns| !ns.is_nan()) {
+                println!("qrun\t{who}\t{op}\t{k}\t{ns:.2}");
+            }
         }
     }
 }
