@@ -10,8 +10,8 @@
 //! outbox to the home's inbox and on into one of the home's batches, and is read once, when the
 //! batch is recycled. (The outbox used to copy each box's address and layout into the inbox's
 //! list, and the home copied them again into its batch: two copies of 24 bytes per box, the
-//! second across cores. Those lists also kept their largest size: ten million tasks through
-//! chapter 4's queue held 43.6 MiB at the peak, 3.8 after the change.)
+//! second across cores. Those lists also kept their largest size, which is what held most of
+//! the memory of chapter 4's ten-million-task run: see its page.)
 //!
 //! As safe as one at a time: a box joins its home's batch when the home drains its inbox,
 //! and the home looks at the pins after that drain, so after the thief's take. Holding the box

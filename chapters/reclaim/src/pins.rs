@@ -69,6 +69,7 @@ impl Default for Registry {
 // ANCHOR: enter
 impl Participant {
     /// Pins this thread (the outermost of nested pins marks the counter odd).
+    #[inline] // on every steal
     pub fn enter(&self) {
         let depth = self.depth.get();
         if depth == 0 {
@@ -84,6 +85,7 @@ impl Participant {
 
     /// Unpins (the outermost unpin marks the counter even). Panics without a matching
     /// `enter`: an extra unpin would mark the counter even while a pin is still held.
+    #[inline] // on every steal
     pub fn leave(&self) {
         let depth = self.depth.get().checked_sub(1).expect("leave without a matching enter");
         self.depth.set(depth);

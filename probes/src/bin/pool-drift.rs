@@ -58,14 +58,14 @@ fn main() {
         o.runs,
         probes::machine()
     );
-    println!("# per round: median ms (min-max), task boxes recycled");
+    println!(
+        "# per round: median ms (min-max), task boxes recycled (a thread adds its counts every \
+         batch of takes and when it exits: '-' where none arrived during the round)"
+    );
     for &par in &o.pars {
         let mut pool: ThreadPool = ThreadPool::new(par);
         let mut medians = Vec::new();
         for round in 1..=o.rounds {
-            if o.fresh && round > 1 {
-                pool = ThreadPool::new(par); // the old one shuts down when dropped
-            }
             let before = BoxCounts::now();
             let mut ms = Vec::with_capacity(o.runs);
             for _ in 0..o.runs {
@@ -77,13 +77,21 @@ fn main() {
                     std::process::exit(1);
                 }
             }
-            // Counts are added per batch of takes: close to exact over a round of many runs.
+            if o.fresh {
+                // The round's pool shuts down when replaced: its workers exit and add their
+                // counts, so a new pool's round is counted exactly.
+                pool = ThreadPool::new(par);
+            }
             let boxes = BoxCounts::now().since(before);
+            let recycled = if boxes.reused + boxes.allocated == 0 {
+                "-".to_string()
+            } else {
+                format!("{:.1}%", 100.0 * boxes.reuse_ratio())
+            };
             let (median, min, max) = probes::median_min_max(&mut ms);
             medians.push(median);
             println!(
-                "par={par:>3} round={round:>2} ms={median:>5.1} ({min:.1}-{max:.1})  recycled {:.1}%",
-                100.0 * boxes.reuse_ratio()
+                "par={par:>3} round={round:>2} ms={median:>5.1} ({min:.1}-{max:.1})  recycled {recycled}"
             );
         }
         let (slowest, worst) = medians
