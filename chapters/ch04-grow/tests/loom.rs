@@ -1,6 +1,6 @@
 //! Loom models of growth: every interleaving (up to LOOM_MAX_PREEMPTIONS preemptions) of an
-//! owner growing a 2-slot array to 4 while a thief polls; and of the owner's spare box, reused
-//! at its index under a paused thief. Each model checks that every task
+//! owner growing a 2-slot array to 4 while a thief polls; of the owner's spare box, reused
+//! at its index under a paused thief; and of a push into the slot a thief is emptying. Each model checks that every task
 //! is taken exactly once and that whoever takes a task reads the contents the owner wrote
 //! (loom reports a causality violation otherwise).
 //!
@@ -70,6 +70,33 @@ fn a_thief_paused_across_a_pop_and_a_push_at_its_index() {
         let theirs = th.join().unwrap();
         mine.extend(std::iter::from_fn(|| stealer.poll().map(run)));
         exactly_once(2, &[&mine, &theirs]);
+    });
+}
+
+/// The owner's push reckons its room from the last `base` it read (`base_seen`), and reads
+/// `base` again when that shows none. Here the array is at its largest (2 slots: no growth)
+/// and full, and a thief takes the oldest task while the owner pushes a third: the push reads
+/// `base` again and either sees the thief's take (index 2 goes into the slot of index 0) or
+/// does not (no room: the task comes back in `Full`). Each task is taken exactly once, with the
+/// contents the owner wrote, whichever it saw. A push that went on without that second look
+/// would write over a task the thief has not taken yet (the library mutant
+/// `push_skips_the_second_look`).
+///
+/// Library code, not the exercise (nothing here grows): run once, outside the exercise's list.
+#[test]
+fn a_push_into_the_slot_a_thief_just_emptied() {
+    ch04_grow::sync::model(|| {
+        let (owner, stealer) = new_with::<Task, ch04_grow::Reference>(2, 2);
+        owner.push(task(0)).unwrap();
+        owner.push(task(1)).unwrap(); // full; 2 is the largest capacity
+        let th = thief(&stealer, 1);
+        let mut mine: Vec<usize> = match owner.push(task(2)) {
+            Ok(()) => Vec::new(),
+            Err(full) => vec![run(full.into_task())], // no room seen: handed back, run here
+        };
+        let theirs = th.join().unwrap();
+        mine.extend(std::iter::from_fn(|| owner.pop().map(run)));
+        exactly_once(3, &[&mine, &theirs]);
     });
 }
 
