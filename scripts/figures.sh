@@ -251,4 +251,25 @@ if command -v perf >/dev/null && perf stat -e task-clock true >/dev/null 2>&1; t
 else
   echo "[figures] lab: perf not available here, the profiles are left as they are"
 fi
+# Instructions per operation, counted by valgrind (the same on every machine of one kind, where
+# timings are noisy): each single-threaded operation at two sizes, the difference divided by the
+# tasks added, so the set-up's instructions cancel out.
+if command -v valgrind >/dev/null; then
+  count() { # queue:op tasks -> instructions executed in the whole process
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null target/release/queue-ops --count "$1" --tasks "$2" 2>&1 |
+      sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+  }
+  { label "instructions per operation (one push and one pop, or one push and one steal), single-threaded" \
+      "valgrind --tool=callgrind target/release/queue-ops --count QUEUE:OP --tasks N, at N = 64000 and 128000; (I(128000) - I(64000)) / 64000"
+    printf '%-12s %10s %10s %16s\n' "operation" "ours" "crossbeam" "ours/crossbeam"
+    for op in push+pop push+steal; do
+      o=$(( ($(count "ours:$op" 128000) - $(count "ours:$op" 64000)) * 10 / 64000 ))
+      c=$(( ($(count "crossbeam:$op" 128000) - $(count "crossbeam:$op" 64000)) * 10 / 64000 ))
+      printf '%-12s %8d.%d %8d.%d %16s\n' "$op" $((o / 10)) $((o % 10)) $((c / 10)) $((c % 10)) \
+        "$(awk -v o="$o" -v c="$c" 'BEGIN { printf "%.2f", o / c }')"
+    done
+  } > chapters/contention/instructions-queue.txt
+else
+  echo "[figures] lab: valgrind not available here, the instruction counts are left as they are"
+fi
 fi

@@ -17,6 +17,11 @@
 //! `cargo run --release -p probes --bin queue-ops [-- --runs 5 --tasks 200000 --thieves 1,2,4]`
 //! (`--ours-only` skips crossbeam and the floor: for profiling our queue alone; crossbeam's
 //! columns print NaN).
+//!
+//! `--count QUEUE:OP` (`ours` or `crossbeam`, `push+pop` or `push+steal`) runs that one
+//! single-threaded operation over `--tasks` tasks, once, and prints nothing: for an instruction
+//! count under valgrind, which `scripts/figures.sh lab` takes at two sizes and subtracts, so that
+//! what is left is the cost per operation (machine-independent, where timings are noisy).
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -64,13 +69,33 @@ struct Opts {
     rows: bool,
     /// `--ours-only`: skip crossbeam and the floor (for a profile of our queue alone).
     ours_only: bool,
+    /// `--count QUEUE:OP`: run only that, once, silently (for valgrind).
+    count: Option<String>,
 }
 
 /// The command line, for `--help` and for errors.
-const USAGE: &str = "queue-ops [--runs N] [--tasks N] [--thieves 1,2,4] [--rows] [--ours-only]";
+const USAGE: &str =
+    "queue-ops [--runs N] [--tasks N] [--thieves 1,2,4] [--rows] [--ours-only] [--count QUEUE:OP]";
 
 fn main() {
     let o = probes::start("queue-ops", USAGE, parse);
+    if let Some(what) = &o.count {
+        let rounds = (o.tasks / BATCH).max(1);
+        let ours = || ch04_grow::new::<usize>(BATCH);
+        black_box(match what.as_str() {
+            "ours:push+pop" => push_pop(&ours().0, rounds),
+            "ours:push+steal" => push_steal(&ours().0, rounds),
+            "crossbeam:push+pop" => push_pop(&Crossbeam::new(), rounds),
+            "crossbeam:push+steal" => push_steal(&Crossbeam::new(), rounds),
+            other => {
+                eprintln!(
+                    "queue-ops: --count takes ours|crossbeam:push+pop|push+steal, not {other}"
+                );
+                std::process::exit(2);
+            }
+        });
+        return;
+    }
     println!(
         "# queue-ops: ours (ch04 WorkQueue) vs crossbeam-deque 0.8 (Worker::new_lifo), {} run(s) \
          each, {}",
@@ -162,13 +187,20 @@ fn measure(
 }
 fn parse() -> Result<Opts, lexopt::Error> {
     use lexopt::prelude::*;
-    let mut o =
-        Opts { runs: 5, tasks: 200_000, thieves: vec![1, 2, 4], rows: false, ours_only: false };
-    let (tasks, thieves) = (&mut o.tasks, &mut o.thieves);
+    let mut o = Opts {
+        runs: 5,
+        tasks: 200_000,
+        thieves: vec![1, 2, 4],
+        rows: false,
+        ours_only: false,
+        count: None,
+    };
+    let (tasks, thieves, count) = (&mut o.tasks, &mut o.thieves, &mut o.count);
     probes::lab_flags(&mut o.runs, &mut o.rows, &mut o.ours_only, |name, p| {
         match name {
             "tasks" => *tasks = p.value()?.parse::<usize>()?.max(1),
             "thieves" => *thieves = probes::counts(p, "--thieves")?,
+            "count" => *count = Some(p.value()?.string()?),
             _ => return Ok(false),
         }
         Ok(true)
