@@ -67,8 +67,10 @@ def floor_costs(text):
     return {m.group(1): float(m.group(2)) for m in found if m and not m.group(1).startswith("#")}
 
 
-def target_line(what, ours, target, floor=None, why=""):
-    """One verdict: met, missed by how much, or out of reach because the floor is above it."""
+def target_line(what, ours, target, floor=None, why="", cells=None):
+    """One verdict: met, missed by how much, or out of reach because the floor is above it.
+    `cells`: ours and the peer as (median, min, max), for a target of "no slower than the peer":
+    a miss whose two ranges overlap says so (this run cannot tell the two apart)."""
     if ours is None or target is None:
         return f"- {what}: -"
     head = f"- {what}: {ours:.2f} against a target of {target:.2f}"
@@ -76,7 +78,10 @@ def target_line(what, ours, target, floor=None, why=""):
         return f"{head}: met"
     if floor is not None and floor > target:
         return f"{head}: out of reach here (the floor, {floor:.2f}, is above the target)"
-    return f"{head}: missed by {ours / target:.2f}x{why}"
+    line = f"{head}: missed by {ours / target:.2f}x{why}"
+    if cells and all(cells) and target == 1.0 and cells[0][1] <= cells[1][2]:
+        line += " (inside the spread: ours' fastest run beat the peer's slowest)"
+    return line
 
 
 def main():
@@ -165,7 +170,7 @@ def main():
             rr, rj = ratio(o and o[0], r and r[0]), ratio(o and o[0], j and j[0])
             fl = (fib_floor_ms if par == 1 else None) if workload.startswith("fib") else work_floor(par)
             rf = ratio(o and o[0], fl)
-            verdicts.append((workload, par, rr, rj, rf, fl, r and r[0], j and j[0]))
+            verdicts.append((workload, par, rr, rj, rf, fl, r and r[0], j and j[0], (o, r)))
             missing += [f"{s} {workload} par {par}" for s, c in (("ours", o), ("rayon", r), ("jdk", j))
                         if c is None and not (s == "jdk" and no_jdk)]
             w(f"| {workload} | {par} | {fmt(o)} | {fmt(r)} | {fmt(j)} | {rr} | {rj} | {rf} | {o[3] if o else '-'} | {j[3] if j else '-'} |")
@@ -222,14 +227,14 @@ def main():
             w(target_line(f"queue {label}, ours/crossbeam (<= 1.5)", num(ratio(o, c)), 1.5, fl / c if fl and c else None,
                           " (profile: chapters/contention/profile-queue-amd.txt; ours/floor is what"
                           " task boxes and their reclamation add)"))
-    for workload, par, rr, rj, rf, fl, rayon_ms, jdk_ms in verdicts:
+    for workload, par, rr, rj, rf, fl, rayon_ms, jdk_ms, cells in verdicts:
         fibrow = workload.startswith("fib")
         if fibrow and par == 1:
             w(target_line(f"{workload} par 1, ours/floor (<= 1.3)", num(rf), 1.3, None,
                           " (profile: chapters/contention/profile-fib-1-amd.txt)"))
         # The floor as a ratio to the peer: a target below it cannot be met by any pool.
         w(target_line(f"{workload} par {par}, ours/rayon (<= {1.5 if fibrow else 1.0})", num(rr), 1.5 if fibrow else 1.0,
-                      fl / rayon_ms if fl and rayon_ms else None))
+                      fl / rayon_ms if fl and rayon_ms else None, cells=cells))
         if not no_jdk:
             w(target_line(f"{workload} par {par}, ours/JDK (<= 0.8)", num(rj), 0.8, fl / jdk_ms if fl and jdk_ms else None))
     missing += [f"{n} {op} k={k}" for n in ("ours", "crossbeam") for (_, op, k) in queue if (n, op, k) not in queue]
