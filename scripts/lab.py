@@ -69,8 +69,8 @@ def floor_costs(text):
 
 def target_line(what, ours, target, floor=None, why="", cells=None):
     """One verdict: met, missed by how much, or out of reach because the floor is above it.
-    `cells`: ours and the peer as (median, min, max), for a target of "no slower than the peer":
-    a miss whose two ranges overlap says so (this run cannot tell the two apart)."""
+    `cells`: ours and the peer as (median, min, max), given for a target of "no slower than the
+    peer": a miss whose two ranges overlap says so (this run cannot tell the two apart)."""
     if ours is None or target is None:
         return f"- {what}: -"
     head = f"- {what}: {ours:.2f} against a target of {target:.2f}"
@@ -79,7 +79,7 @@ def target_line(what, ours, target, floor=None, why="", cells=None):
     if floor is not None and floor > target:
         return f"{head}: out of reach here (the floor, {floor:.2f}, is above the target)"
     line = f"{head}: missed by {ours / target:.2f}x{why}"
-    if cells and all(cells) and target == 1.0 and cells[0][1] <= cells[1][2]:
+    if cells and all(cells) and cells[0][1] <= cells[1][2]:
         line += " (inside the spread: ours' fastest run beat the peer's slowest)"
     return line
 
@@ -234,7 +234,7 @@ def main():
                           " (profile: chapters/contention/profile-fib-1-amd.txt)"))
         # The floor as a ratio to the peer: a target below it cannot be met by any pool.
         w(target_line(f"{workload} par {par}, ours/rayon (<= {1.5 if fibrow else 1.0})", num(rr), 1.5 if fibrow else 1.0,
-                      fl / rayon_ms if fl and rayon_ms else None, cells=cells))
+                      fl / rayon_ms if fl and rayon_ms else None, cells=None if fibrow else cells))
         if not no_jdk:
             w(target_line(f"{workload} par {par}, ours/JDK (<= 0.8)", num(rj), 0.8, fl / jdk_ms if fl and jdk_ms else None))
     missing += [f"{n} {op} k={k}" for n in ("ours", "crossbeam") for (_, op, k) in queue if (n, op, k) not in queue]

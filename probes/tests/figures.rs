@@ -76,9 +76,9 @@ fn forkjoin_fib_smoke_run() {
     assert!(text.lines().any(|l| l.starts_with("leaf\trust\t")), "{text}");
 }
 
-/// Our queue beside crossbeam-deque at a tiny size: every operation has both rows, each
-/// contended one a third, the protocol's floor, and the contended runs checked that every task
-/// was taken once (the probe exits 1 otherwise).
+/// Our queue beside crossbeam-deque at a tiny size: every operation has a run of both (the lines
+/// the lab pools), each contended one a third, the protocol's floor, and the contended runs
+/// checked that every task was taken once (the probe exits 1 otherwise).
 #[test]
 fn queue_ops_smoke_run() {
     let text = run_ok(
@@ -86,9 +86,28 @@ fn queue_ops_smoke_run() {
         &["--runs", "1", "--tasks", "2000", "--thieves", "1,2", "--rows"],
     );
     let rows =
-        |who: &str| text.lines().filter(|l| l.starts_with(&format!("qrow\t{who}\t"))).count();
+        |who: &str| text.lines().filter(|l| l.starts_with(&format!("qrun\t{who}\t"))).count();
     assert_eq!((rows("ours"), rows("crossbeam"), rows("protocol")), (4, 4, 2), "{text}");
     assert!(text.contains("check: every task taken exactly once: yes"), "{text}");
+}
+
+/// `--count`, the silent run that valgrind counts (`scripts/figures.sh lab`): each queue and
+/// operation runs and prints nothing; anything else is refused with a message and exit 2.
+#[test]
+fn queue_ops_count_runs_silently_and_refuses_unknown_names() {
+    for what in ["ours:push+pop", "ours:push+steal", "crossbeam:push+pop", "crossbeam:push+steal"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_queue-ops"))
+            .args(["--count", what, "--tasks", "640"])
+            .output()
+            .expect("run queue-ops");
+        assert!(out.status.success() && out.stdout.is_empty(), "{what}: {out:?}");
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_queue-ops"))
+        .args(["--count", "ours:push+poll"])
+        .output()
+        .expect("run queue-ops");
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--count takes"), "{out:?}");
 }
 
 /// The cost of single atomic operations: every measure prints a line.

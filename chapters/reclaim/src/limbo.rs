@@ -22,8 +22,6 @@ const KEEP: usize = 64 * BATCH;
 struct Limbo {
     /// Taken since the last batch was sealed (besides the open chain, `FAST.open`).
     open: Vec<Garbage>,
-    /// Sent home by thieves and collected from the inbox since the last batch was sealed.
-    returned: Vec<Block>,
     /// Sealed batches, oldest first.
     sealed: VecDeque<Sealed>,
     /// Boxes whose pins have cleared, by layout, except the main layout's (`FAST.ready`).
@@ -46,7 +44,6 @@ impl Default for Limbo {
         OWN_HOME.set(Arc::as_ptr(&home));
         Limbo {
             open: Vec::new(),
-            returned: Vec::new(),
             sealed: VecDeque::new(),
             ready: Vec::new(),
             spare: Vec::new(),
@@ -170,10 +167,10 @@ impl Limbo {
     // ANCHOR: seal
     fn seal(&mut self) {
         let chain = FAST.with(|f| f.take_open());
-        let pinned = seal_returned(&self.home.inbox, &mut self.returned, registry());
+        let mut blocks = Vec::new(); // what thieves sent home since the last seal
+        let pinned = seal_returned(&self.home.inbox, &mut blocks, registry());
         let fresh = self.spare.pop().unwrap_or_default();
         let boxes = std::mem::replace(&mut self.open, fresh);
-        let blocks = std::mem::take(&mut self.returned);
         self.sealed.push_back(Sealed { pinned, boxes, blocks, chain });
         let mut i = 0;
         while i < self.sealed.len() {
@@ -264,9 +261,9 @@ impl Drop for Limbo {
             }
         }
         // Close the inbox: thieves keep what they take from now on.
-        let pinned = close_returned(&self.home.inbox, &mut self.returned, registry());
+        let mut blocks = Vec::new();
+        let pinned = close_returned(&self.home.inbox, &mut blocks, registry());
         let open = std::mem::take(&mut self.open);
-        let blocks = std::mem::take(&mut self.returned);
         let last = (!open.is_empty() || !blocks.is_empty() || open_chain.len() > 0)
             .then_some(Sealed { pinned, boxes: open, blocks, chain: (layout, open_chain) });
         let mut orphans = ORPHANS.lock().unwrap_or_else(PoisonError::into_inner);

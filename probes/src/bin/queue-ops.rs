@@ -10,9 +10,9 @@
 //!   Beside it the run's floor, `protocol`: chapter 4's protocol alone, on bare ids, with no
 //!   task boxes and no reclamation (`probes::protocol::Protocol`).
 //!
-//! Each figure is the median of `--runs` runs (min-max beside it). `--rows` adds tab-separated
-//! lines for `scripts/lab.py`: `qrow <queue> <op> <k> <median ns> <min ns> <max ns>`, and one
-//! `qrun <queue> <op> <k> <ns>` per run (the lab pools the runs of several processes).
+//! Each figure is the median of `--runs` runs (min-max beside it). `--rows` adds a
+//! tab-separated line per run for `scripts/lab.py`, `qrun <queue> <op> <k> <ns>`: the lab pools
+//! the runs of several processes and takes its own median, min and max.
 //!
 //! `cargo run --release -p probes --bin queue-ops [-- --runs 5 --tasks 200000 --thieves 1,2,4]`
 //! (`--ours-only` skips crossbeam and the floor: for profiling our queue alone; crossbeam's
@@ -166,18 +166,13 @@ fn measure(
          ours/crossbeam {:.2}",
         am / bm
     );
-    let mut rows = vec![("ours", am, alo, ahi), ("crossbeam", bm, blo, bhi)];
     if !f.is_empty() {
         let (fm, flo, fhi) = probes::median_min_max(&mut f);
         line +=
             &format!("   protocol {fm:.1} ns ({flo:.1}-{fhi:.1})   ours/protocol {:.2}", am / fm);
-        rows.push(("protocol", fm, flo, fhi));
     }
     println!("{line}");
     if o.rows {
-        for (who, m, lo, hi) in rows {
-            println!("qrow\t{who}\t{op}\t{k}\t{m:.2}\t{lo:.2}\t{hi:.2}");
-        }
         for (who, runs) in [("ours", &a), ("crossbeam", &b), ("protocol", &f)] {
             for ns in runs.iter().filter(|ns| !ns.is_nan()) {
                 println!("qrun\t{who}\t{op}\t{k}\t{ns:.2}");
