@@ -19,6 +19,9 @@
 
 mod sleep;
 pub use ch02_poll::sync;
+
+/// How a thread outside the pool waits for a task: it parks, and the task wakes it.
+pub mod done;
 #[cfg(not(loom))]
 mod task;
 

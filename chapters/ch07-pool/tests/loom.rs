@@ -2,11 +2,13 @@
 //! a producer around a stand-in queue (a task counter): if a wake-up can be lost, some schedule
 //! leaves a worker parked forever with a task waiting, and loom reports the deadlock. Of the
 //! signal rule, over a real chapter 4 queue: a task that needs a worker of its own must get
-//! one, whichever push or steal skips its signal. And of fork/join on two workers.
+//! one, whichever push or steal skips its signal. Of fork/join on two workers. And of a thread
+//! outside the pool that parks until the task it waits for wakes it (`src/done.rs`).
 //!
 //! `RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=3 cargo test -p ch07-pool --release --test loom`
 #![cfg(loom)]
 
+use ch07_pool::done::Done;
 use ch07_pool::sync::Ordering::{Acquire, Relaxed, SeqCst};
 use ch07_pool::sync::{Arc, AtomicUsize};
 use ch07_pool::sync::{Condvar, Mutex};
@@ -204,6 +206,27 @@ fn a_forked_task_runs_once_and_the_join_ends<I: WaitOps + 'static>() {
         );
         b.join().unwrap();
         assert_eq!(ran.load(SeqCst), 1, "the forked task ran exactly once");
+    });
+}
+
+/// A thread outside the pool waits for a task's result with `Done::wait`, which parks it; the
+/// task's thread writes the result, then calls `Done::set`. In every schedule the waiter wakes
+/// (a thread parked for good is a deadlock, which loom reports), sees the result, and the
+/// two never touch the parked thread's handle at the same time. Not an exercise: the pool's
+/// own code (`src/done.rs`), checked by its library mutants.
+#[test]
+fn an_outside_waiter_wakes_and_sees_the_result() {
+    ch07_pool::sync::model(|| {
+        let waited = Arc::new((Done::new(), AtomicUsize::new(0)));
+        let task = waited.clone();
+        let t = thread::spawn(move || {
+            task.1.store(42, Relaxed); // Relaxed: the result; `set` publishes it
+            // SAFETY: `task` keeps the `Done` alive; the one call.
+            unsafe { Done::set(&task.0) };
+        });
+        waited.0.wait(|| {});
+        assert_eq!(waited.1.load(Relaxed), 42, "the waiter woke and saw the result");
+        t.join().unwrap();
     });
 }
 

@@ -16,6 +16,21 @@ pub use std::sync::atomic::{AtomicI32, AtomicPtr, AtomicU64, AtomicUsize, Orderi
 #[cfg(not(loom))]
 pub use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
+/// Parking a thread until another wakes it (chapter 7: a thread outside the pool waiting for a
+/// task's result). Loom has no timed park: there `park_timeout` parks until an `unpark`.
+pub mod thread {
+    #[cfg(loom)]
+    pub use loom::thread::{Thread, current};
+    #[cfg(not(loom))]
+    pub use std::thread::{Thread, current, park_timeout};
+
+    /// Under loom: `park`, which a model wakes only with an `unpark` (the timeout is ignored).
+    #[cfg(loom)]
+    pub fn park_timeout(_: std::time::Duration) {
+        loom::thread::park();
+    }
+}
+
 /// One round of a spin-wait (the JDK's `Thread.onSpinWait()`).
 #[inline]
 pub fn spin() {

@@ -56,12 +56,12 @@ where
         }
         top.run(); // a wrapped task catches its own panic
     }
-    let done = || forked.slot.is_done();
+    let done = &forked.slot.done;
     // A loop, not one call: `help_until` may be the reader's code, and returning before `done`
     // would free this frame under the queued task. A panic there aborts, saying which.
     let waited = catch_unwind(AssertUnwindSafe(|| {
-        while !done() {
-            helps(shared, &done);
+        while !done.is_done() {
+            helps(shared, done);
         }
     }));
     if let Err(panic) = waited {
@@ -120,46 +120,37 @@ pub(super) fn abort_in_join(panic: Option<&(dyn std::any::Any + Send)>) -> ! {
 
 /// Waits until `done`, from any thread: a worker of a pool helps *its own* pool (even when the
 /// task belongs to another, `pool`); a thread outside every pool waits with `pool`'s strategy
-/// when it has one, else yields and sleeps.
-pub(super) fn wait_until(done: &dyn Fn() -> bool, pool: Option<(&Shared, Helps)>) {
+/// when it has one, else parks.
+pub(super) fn wait_until(done: &Done, pool: Option<(&Shared, Helps)>) {
     // A loop: the helping wait may be the reader's code (it must not return early).
-    while !done() {
+    while !done.is_done() {
         match current().or(pool) {
             Some((shared, helps)) => helps(shared, done),
-            None => wait_outside(None, done),
+            None => done.wait(|| {}),
         }
     }
 }
 
 /// Waits until `done`: a worker of this pool helps (the exercise's `help_until`); any other
-/// thread yields and sleeps.
-pub(super) fn wait_or_help<I: WaitOps>(shared: &Shared, done: &dyn Fn() -> bool) {
+/// thread parks until the task wakes it (`crate::done`).
+pub(super) fn wait_or_help<I: WaitOps>(shared: &Shared, done: &Done) {
     match on_worker_of(shared) {
-        Some(own) => I::help_until(done, || run_one(shared, own)),
-        None => wait_outside(Some(shared), done),
+        Some(own) => I::help_until(|| done.is_done(), || run_one(shared, own)),
+        None => done.wait(|| give_up_if_broken(shared)),
     }
 }
 
-/// A thread that cannot help (not a worker of the task's pool) yields, then sleeps, until
-/// `done`; with the pool at hand, it gives up if a worker died outside any task.
-pub(super) fn wait_outside(shared: Option<&Shared>, done: &dyn Fn() -> bool) {
-    let mut spins = 0u32;
-    while !done() {
-        if let Some(s) = shared.filter(|s| s.broken.load(Acquire)) {
-            // Acquire: pairs with `worker_thread`'s Release; the message is there.
-            let why = s.broken_by.lock().unwrap_or_else(PoisonError::into_inner).clone();
-            panic!(
-                "a worker thread of the pool died of a panic outside any task ({}): the task \
-                 waited for may never run",
-                why.as_deref().unwrap_or("its message is above")
-            );
-        }
-        spins += 1;
-        if spins < 100 {
-            std::thread::yield_now();
-        } else {
-            std::thread::sleep(std::time::Duration::from_micros(50));
-        }
+/// Panics, with its message, if a worker of the pool died outside any task: the task waited
+/// for may then never run.
+fn give_up_if_broken(shared: &Shared) {
+    // Acquire: pairs with `worker_thread`'s Release; the message is there.
+    if shared.broken.load(Acquire) {
+        let why = shared.broken_by.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        panic!(
+            "a worker thread of the pool died of a panic outside any task ({}): the task \
+             waited for may never run",
+            why.as_deref().unwrap_or("its message is above")
+        );
     }
 }
 

@@ -23,6 +23,7 @@ use ch06_nsteals::steals::{count_take, get_steal_count, retire};
 use ch06_nsteals::{Job, join_workers, pop_own, push_job};
 use crossbeam_utils::CachePadded;
 
+use crate::done::Done;
 use crate::scan::{Polled, scan};
 use crate::sync::yield_now;
 use crate::task::{RunOnce, Task};
@@ -100,8 +101,8 @@ impl<F> std::fmt::Display for Rejected<F> {
 impl<F> std::error::Error for Rejected<F> {}
 
 /// How a thread waits for a task's result: the worker's `help_until` (the pool's `I`), or
-/// sleep for a thread outside the pool.
-type Helps = fn(&Shared, &dyn Fn() -> bool);
+/// park for a thread outside the pool (`crate::done`).
+type Helps = fn(&Shared, &Done);
 
 /// What `stats` reports. [JDK: `getParallelism`, `getStealCount`, `getQueuedTaskCount`]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -239,10 +240,10 @@ impl<I: WaitOps> ThreadPoolWith<I> {
             let taken = pair.into_inner().unwrap_or_else(|e| e.into_inner());
             return Err(Rejected(taken.expect("a rejected join never ran")));
         }
-        let done = || job.slot.is_done();
         let pool: Helps = wait_or_help::<I>;
-        let waited =
-            catch_unwind(AssertUnwindSafe(|| wait_until(&done, Some((&self.shared, pool)))));
+        let waited = catch_unwind(AssertUnwindSafe(|| {
+            wait_until(&job.slot.done, Some((&self.shared, pool)))
+        }));
         if let Err(panic) = waited {
             abort_in_join(Some(&*panic)); // e.g. the pool broke: the task may still run later
         }

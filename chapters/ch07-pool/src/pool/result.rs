@@ -6,8 +6,9 @@ use super::*;
 /// whoever waits for it, after `done`. It lives in an `Arc` shared with a [`Handle`] (`submit`,
 /// `fork`), or in the frame of `join_in_task`, which does not return before the task has run.
 pub(super) struct ResultSlot<R> {
-    /// Set (Release) once `value` is written; after that the task never touches the slot.
-    done: AtomicBool,
+    /// Set once `value` is written (and the waiter woken, if one parked: `crate::done`);
+    /// after that the task never touches the slot.
+    pub(super) done: Done,
     /// Written once by the task, before `done`; read once by the waiter, after `done`.
     value: UnsafeCell<Option<std::thread::Result<R>>>,
 }
@@ -19,7 +20,7 @@ unsafe impl<R: Send> Sync for ResultSlot<R> {}
 
 impl<R> ResultSlot<R> {
     fn new() -> Self {
-        ResultSlot { done: AtomicBool::new(false), value: UnsafeCell::new(None) }
+        ResultSlot { done: Done::new(), value: UnsafeCell::new(None) }
     }
 
     /// Runs `f` and stores its result (or its panic, also counted in the pool's stats), then
@@ -30,17 +31,17 @@ impl<R> ResultSlot<R> {
     /// `this` points to a live slot until `done` is set, and `run` is called once per slot.
     unsafe fn run(this: *const Self, f: impl FnOnce() -> R) {
         let result = call(f);
-        // SAFETY: the slot is alive (caller), and no one reads `value` before `done`.
+        // SAFETY: the slot is alive (caller), and no one reads `value` before `done`. `set`
+        // publishes the value above (Release) and touches nothing after it says done: the
+        // waiter can free the slot at once.
         unsafe {
             *(*this).value.get() = Some(result);
-            // Release: the value above is written before `done` reads true. Nothing after this
-            // store may touch the slot: the waiter can free it at once.
-            (*this).done.store(true, Release);
+            Done::set(&raw const (*this).done);
         }
     }
 
     pub(super) fn is_done(&self) -> bool {
-        self.done.load(Acquire) // Acquire: pairs with `run`'s Release
+        self.done.is_done() // Acquire inside: pairs with `set`'s Release
     }
 
     /// # Safety
@@ -158,15 +159,15 @@ pub struct Handle<R> {
 
 impl<R> Handle<R> {
     /// Waits for the task and returns its value, or the payload of its panic. From a worker of
-    /// a pool, the wait helps (runs other tasks of that pool); elsewhere it sleeps.
+    /// a pool, the wait helps (runs other tasks of that pool); elsewhere it parks until the
+    /// task wakes it (`crate::done`).
     ///
     /// A worker of any pool helps *its own* pool, even when the task belongs to another: two
     /// pools whose every worker waits on the other would otherwise deadlock, each task queued
     /// behind a worker that only sleeps. (rayon's workers do the same; the JDK compensates with a
-    /// spare worker.) A thread outside every pool sleeps.
+    /// spare worker.) A thread outside every pool parks.
     pub fn join(self) -> std::thread::Result<R> {
-        let done = || self.task.slot().is_done();
-        wait_until(&done, self.pool.as_ref().map(|(shared, helps)| (&**shared, *helps)));
+        wait_until(&self.task.slot().done, self.pool.as_ref().map(|(s, helps)| (&**s, *helps)));
         // SAFETY: `wait_until` returned: `done` is true, and `join` consumes the only handle.
         unsafe { self.task.slot().take() }
     }

@@ -1,0 +1,136 @@
+//! How a thread that cannot help waits for a task: it parks, and the task that finishes wakes
+//! it. A worker never parks here: it helps (`wait::help_until`). This is for `main` joining a
+//! submitted task's handle, or calling `ThreadPool::join` from outside the pool.
+//!
+//! [JDK 25: `ForkJoinTask.awaitDone` pushes an `Aux` node holding the waiting thread onto the
+//! task's `aux` list with a CAS, then parks until `status` says done; `setDone` sets the DONE
+//! bit, then `signalWaiters` detaches the list and unparks each thread on it.] One handle
+//! waits for each task here, so one thread, not a list, and one word for both facts.
+//!
+//! Before this, an outside waiter polled: it yielded, then slept 50 µs at a time until the
+//! task was done, and on a machine whose cores all run workers each of its wake-ups took a core
+//! from one of them (the chapter's page, "Waiting from outside the pool", has the measurement).
+
+use std::time::Duration;
+
+use crate::sync::AtomicUsize;
+use crate::sync::Ordering::{Acquire, Release};
+use crate::sync::thread::{self, Thread};
+
+/// No one has finished the task, and no one is parked on it.
+const PENDING: usize = 0;
+/// A waiter has put its thread in `waiter` and parks (or is about to).
+const PARKED: usize = 1;
+/// The task has finished: its result may be read, and the `Done` freed.
+const DONE: usize = 2;
+
+/// How often a parked waiter wakes on its own to run its `check` (a pool whose worker died
+/// outside any task never finishes the task: the check turns that into a panic, not a hang).
+const CHECK_EVERY: Duration = Duration::from_millis(10);
+
+// Loom's cell checks that the waiter and the task never touch `waiter` at the same time.
+#[cfg(loom)]
+use loom::cell::UnsafeCell;
+#[cfg(not(loom))]
+use std::cell::UnsafeCell;
+
+/// Whether a task has finished, and the one thread that may be parked until it has.
+pub struct Done {
+    /// `PENDING -> DONE` when no one waits, or `PENDING -> PARKED -> DONE`. Only the waiter
+    /// moves it to `PARKED`; only the task moves it to `DONE`, and never back.
+    state: AtomicUsize,
+    /// The parked thread: written by the waiter while `PENDING`, before its CAS to `PARKED`;
+    /// taken by the task after its own CAS found `PARKED`, before it stores `DONE`. The state
+    /// hands it from one to the other: the two never touch it at the same time.
+    waiter: UnsafeCell<Option<Thread>>,
+}
+
+// SAFETY: `waiter` is accessed by the waiter, then by the task, ordered by `state` (its field's
+// invariant); everything else is atomic. `Thread` may move between threads.
+unsafe impl Sync for Done {}
+
+impl Default for Done {
+    fn default() -> Self {
+        Done::new()
+    }
+}
+
+impl Done {
+    pub fn new() -> Done {
+        Done { state: AtomicUsize::new(PENDING), waiter: UnsafeCell::new(None) }
+    }
+
+    /// Whether the task has finished; once true, what it wrote before `set` is visible.
+    #[inline]
+    pub fn is_done(&self) -> bool {
+        self.state.load(Acquire) == DONE // Acquire: pairs with `set`'s Release stores
+    }
+
+    // ANCHOR: set
+    /// The task has finished: publish it, and wake the waiter if one parked. Takes a raw
+    /// pointer: the waiter may free the `Done` as soon as it sees `DONE`, so nothing here
+    /// touches it after the store that says so.
+    ///
+    /// # Safety
+    /// `this` points to a live `Done` until this call has stored `DONE`; called once.
+    #[inline]
+    pub unsafe fn set(this: *const Done) {
+        // Release (success): what the task wrote is visible to whoever sees DONE. Acquire
+        // (failure): the waiter's thread, written before its PARKED, is visible to the read below.
+        // SAFETY: live until DONE is stored (caller).
+        if unsafe { (*this).state.compare_exchange(PENDING, DONE, Release, Acquire) }.is_ok() {
+            return; // no one parked: the common case, one CAS
+        }
+        // SAFETY: the state is PARKED: the waiter wrote `waiter` and will not touch it again,
+        // and it cannot return before DONE, so `this` is live.
+        let waiter = unsafe { with_waiter(this, |w| (*w).take()) };
+        // Release: as the CAS above. From here on the waiter may free `this`: only the thread
+        // handle taken out of it is used.
+        // SAFETY: live until this store (caller).
+        unsafe { (*this).state.store(DONE, Release) };
+        if let Some(waiter) = waiter {
+            waiter.unpark();
+        }
+    }
+    // ANCHOR_END: set
+
+    // ANCHOR: wait
+    /// Waits until the task has finished: puts this thread in `waiter` and parks until `set`
+    /// wakes it. `check` runs before the first park and each time the park times out, and may
+    /// panic to give up. At most one thread waits on a `Done`.
+    pub fn wait(&self, check: impl Fn()) {
+        if self.is_done() {
+            return;
+        }
+        check();
+        // SAFETY: the state is PENDING (only this thread would make it PARKED), so the task
+        // does not read `waiter` before the CAS below publishes it.
+        unsafe { with_waiter(self, |w| *w = Some(thread::current())) };
+        // Release: `waiter` is written before the task can see PARKED. Acquire (failure): the
+        // task set DONE first; its writes are visible, and it never looked at `waiter`.
+        if self.state.compare_exchange(PENDING, PARKED, Release, Acquire).is_err() {
+            return;
+        }
+        loop {
+            thread::park_timeout(CHECK_EVERY); // may wake spuriously: look again
+            if self.is_done() {
+                return;
+            }
+            check();
+        }
+    }
+    // ANCHOR_END: wait
+}
+
+/// Runs `f` on the address of `this`'s `waiter` (under loom, as one checked access).
+///
+/// # Safety
+/// `this` is live, and the caller has the field to itself (see `Done::waiter`).
+unsafe fn with_waiter<R>(this: *const Done, f: impl FnOnce(*mut Option<Thread>) -> R) -> R {
+    // SAFETY: live (caller).
+    #[cfg(loom)]
+    return unsafe { (*this).waiter.with_mut(f) };
+    // SAFETY: live (caller).
+    #[cfg(not(loom))]
+    return f(unsafe { (*this).waiter.get() });
+}
