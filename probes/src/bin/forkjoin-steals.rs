@@ -2,7 +2,8 @@
 //! leaves (16,384 tasks), at parallelism 1, 2, 4, 8 and 16, printed in the article's format
 //! (`par= N forked=16384 steals=S ms=T`). With `--fib N` it also runs fib(N) with no cutoff
 //! (one fork and one join per call) on both. Each row is the median of `--runs` runs after one
-//! untimed warm-up run (as the JDK probe does), with the min and max beside it, and the
+//! untimed warm-up run (as the JDK probe does), with the min and max beside it; ours' and
+//! rayon's runs alternate at each parallelism. The
 //! machine's cores and load average are printed first: on
 //! a busy machine, single runs are not stable (the article's were taken at load average 82.6).
 //!
@@ -181,54 +182,83 @@ fn main() {
     if o.rows {
         println!("leaf\trust\t{n}\t{leaf_us:.3}");
     }
-    println!("# ours (ch07 ThreadPool): steals = get_steal_count after shutdown (exact)");
+    // At each parallelism ours and rayon alternate, run by run, after one warm-up run of each:
+    // a drift of the machine's speed during the probe (other tenants, clocks) then falls on
+    // both alike, not on whichever went second. The rows are printed grouped by system.
+    let rayon = !o.ours_only;
+    let mut ours = Vec::new();
+    let mut theirs = Vec::new();
     for &par in &o.pars {
-        let (mut ms, mut steals) = (Vec::new(), Vec::new());
         ours_roots(par, n); // warm-up, as the JDK probe does (caches, page faults, allocator)
+        if rayon {
+            rayon_roots(par, n);
+        }
+        let (mut ms, mut steals, mut rayon_ms) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..o.runs {
             let (s, t) = ours_roots(par, n);
             steals.push(s as f64);
             ms.push(t);
+            if rayon {
+                rayon_ms.push(rayon_roots(par, n));
+            }
         }
-        report(&o, "ours", "64x256", par, &mut ms, &mut steals);
+        ours.push((par, ms, steals));
+        theirs.push((par, rayon_ms));
     }
-    println!(
-        "# rayon (a scope of 64 roots, each a scope spawning 256 leaves): no steal count exposed"
-    );
-    for &par in o.pars.iter().filter(|_| !o.ours_only) {
-        rayon_roots(par, n); // warm-up
-        let mut ms: Vec<f64> = (0..o.runs).map(|_| rayon_roots(par, n)).collect();
-        report(&o, "rayon", "64x256", par, &mut ms, &mut []);
+    println!("# ours (ch07 ThreadPool): steals = get_steal_count after shutdown (exact)");
+    for (par, ms, steals) in &mut ours {
+        report(&o, "ours", "64x256", *par, ms, steals);
+    }
+    if rayon {
+        println!(
+            "# rayon (a scope of 64 roots, each a scope spawning 256 leaves): no steal count \
+             exposed"
+        );
+        for (par, ms) in &mut theirs {
+            report(&o, "rayon", "64x256", *par, ms, &mut []);
+        }
     }
     if o.fib > 0 {
-        let want = probes::fib_plain(o.fib);
-        let workload = format!("fib{}", o.fib);
-        println!(
-            "# fib({}) with no cutoff = {want}: ours (join_in_task), then rayon (join)",
-            o.fib
-        );
-        for &par in &o.pars {
-            let (mut ms, mut steals) = (Vec::new(), Vec::new());
-            ours_fib(par, o.fib, want); // warm-up
-            let mut reused = Vec::new();
-            for _ in 0..o.runs {
-                let (s, t, boxes) = ours_fib(par, o.fib, want);
-                steals.push(s as f64);
-                ms.push(t);
-                reused.push(100.0 * boxes.reuse_ratio());
-            }
-            report(&o, "ours", &workload, par, &mut ms, &mut steals);
-            let (r, lo, hi) = probes::median_min_max(&mut reused);
-            println!("#   task boxes recycled: {r:.1}% ({lo:.1}-{hi:.1}%), the rest from malloc");
-            if o.rows {
-                println!("boxes\t{workload}\t{par}\t{r:.1}");
+        fib_rows(&o, rayon);
+    }
+}
+
+/// fib(`o.fib`) at each parallelism, ours and rayon alternating as in `main`.
+fn fib_rows(o: &Opts, rayon: bool) {
+    let want = probes::fib_plain(o.fib);
+    let workload = format!("fib{}", o.fib);
+    let mut ours = Vec::new();
+    let mut theirs = Vec::new();
+    for &par in &o.pars {
+        ours_fib(par, o.fib, want); // warm-up
+        if rayon {
+            rayon_fib(par, o.fib, want);
+        }
+        let (mut ms, mut steals, mut reused, mut rayon_ms) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..o.runs {
+            let (s, t, boxes) = ours_fib(par, o.fib, want);
+            steals.push(s as f64);
+            ms.push(t);
+            reused.push(100.0 * boxes.reuse_ratio());
+            if rayon {
+                rayon_ms.push(rayon_fib(par, o.fib, want));
             }
         }
-        for &par in o.pars.iter().filter(|_| !o.ours_only) {
-            rayon_fib(par, o.fib, want); // warm-up
-            let mut ms: Vec<f64> = (0..o.runs).map(|_| rayon_fib(par, o.fib, want)).collect();
-            report(&o, "rayon", &workload, par, &mut ms, &mut []);
+        ours.push((par, ms, steals, reused));
+        theirs.push((par, rayon_ms));
+    }
+    println!("# fib({}) with no cutoff = {want}: ours (join_in_task), then rayon (join)", o.fib);
+    for (par, ms, steals, reused) in &mut ours {
+        report(o, "ours", &workload, *par, ms, steals);
+        let (r, lo, hi) = probes::median_min_max(reused);
+        println!("#   task boxes recycled: {r:.1}% ({lo:.1}-{hi:.1}%), the rest from malloc");
+        if o.rows {
+            println!("boxes\t{workload}\t{par}\t{r:.1}");
         }
+    }
+    for (par, ms) in theirs.iter_mut().filter(|_| rayon) {
+        report(o, "rayon", &workload, *par, ms, &mut []);
     }
 }
 
