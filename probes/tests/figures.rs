@@ -110,6 +110,30 @@ fn queue_ops_count_runs_silently_and_refuses_unknown_names() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--count takes"), "{out:?}");
 }
 
+/// `forkjoin-steals --count`, the silent fib run that valgrind counts: both pools run and print
+/// nothing; an unknown pool, or no `--fib`, is refused with a message and exit 2.
+#[test]
+fn forkjoin_count_runs_silently_and_refuses_bad_input() {
+    for who in ["ours", "rayon"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_forkjoin-steals"))
+            .args(["--count", who, "--fib", "12"])
+            .output()
+            .expect("run forkjoin-steals");
+        assert!(out.status.success() && out.stdout.is_empty(), "{who}: {out:?}");
+    }
+    for (args, says) in [
+        (&["--count", "jdk", "--fib", "12"][..], "--count takes ours or rayon"),
+        (&["--count", "ours"][..], "--count needs --fib N"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_forkjoin-steals"))
+            .args(args)
+            .output()
+            .expect("run forkjoin-steals");
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains(says), "{args:?}: {out:?}");
+    }
+}
+
 /// The cost of single atomic operations: every measure prints a line.
 #[test]
 fn atomic_costs_smoke_run() {

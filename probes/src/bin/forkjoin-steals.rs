@@ -19,6 +19,11 @@
 //!
 //! `cargo run --release -p probes --bin forkjoin-steals [-- --runs 5 --leaf 20000 --par 1,2,4,8,16 --fib 30]`
 //! (`--ours-only` skips rayon: for profiling our pool alone).
+//!
+//! `--count ours --fib N` (or `rayon`) runs only fib(N) on that pool at parallelism 1, once and
+//! silently, for an instruction count under valgrind: `scripts/figures.sh lab` counts two sizes
+//! and subtracts, which leaves the instructions per join, the same from run to run where
+//! timings are not.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -159,13 +164,26 @@ struct Opts {
     rows: bool,
     /// `--ours-only`: skip rayon (for a profile of our pool alone).
     ours_only: bool,
+    /// `--count ours|rayon`: only fib(`--fib`) on that pool at parallelism 1, once, silently
+    /// (for valgrind). `Some(true)` is ours.
+    count: Option<bool>,
 }
 
 /// The command line, for `--help` and for errors.
-const USAGE: &str = "forkjoin-steals [--runs N] [--leaf N | --leaf-us U] [--par 1,2,4] [--fib N] [--rows] [--ours-only]";
+const USAGE: &str = "forkjoin-steals [--runs N] [--leaf N | --leaf-us U] [--par 1,2,4] [--fib N] [--rows] [--ours-only] [--count ours|rayon --fib N]";
 
 fn main() {
     let o = probes::start("forkjoin-steals", USAGE, parse);
+    if let Some(ours) = o.count {
+        // By iteration: `fib_plain`'s recursion would add its own instructions per call.
+        let want = (0..o.fib).fold((0u64, 1u64), |(a, b), _| (b, a + b)).0;
+        if ours {
+            ours_fib(1, o.fib, want);
+        } else {
+            rayon_fib(1, o.fib, want);
+        }
+        return;
+    }
     let n = match (o.leaf, o.leaf_us) {
         (Some(n), _) => n,
         // Calibrate: the cost per iteration, from a leaf long enough to time well.
@@ -272,8 +290,10 @@ fn parse() -> Result<Opts, lexopt::Error> {
         fib: 0,
         rows: false,
         ours_only: false,
+        count: None,
     };
     let (leaf, leaf_us, pars, fib) = (&mut o.leaf, &mut o.leaf_us, &mut o.pars, &mut o.fib);
+    let count = &mut o.count;
     probes::lab_flags(&mut o.runs, &mut o.rows, &mut o.ours_only, |name, p| {
         match name {
             "leaf" => *leaf = Some(p.value()?.parse()?),
@@ -286,10 +306,20 @@ fn parse() -> Result<Opts, lexopt::Error> {
             }
             "par" => *pars = probes::counts(p, "--par")?,
             "fib" => *fib = p.value()?.parse()?,
+            "count" => {
+                *count = match p.value()?.string()?.as_str() {
+                    "ours" => Some(true),
+                    "rayon" => Some(false),
+                    other => return Err(format!("--count takes ours or rayon, not {other}").into()),
+                }
+            }
             _ => return Ok(false),
         }
         Ok(true)
     })?;
+    if o.count.is_some() && o.fib == 0 {
+        return Err("--count needs --fib N: it counts one fib(N)".into());
+    }
     if o.fib > 40 {
         return Err(format!("--fib {}: at most 40 (fib(40) forks 300 million tasks)", o.fib).into());
     }
