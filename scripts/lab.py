@@ -259,9 +259,12 @@ def main():
         o, r = cells
         if not fibrow and o and r and o[0] > r[0]:
             bo, br = bare.get(("ours", par)), bare.get(("rayon", par))
-            if bo is not None and br is not None:
+            if bo is not None and br is not None and bo > br:
                 why = (f"; of its {o[0] - r[0]:.1f} ms gap, the pools' own work (empty leaves, "
                        f"above) explains {bo - br:.2f} ms")
+            elif bo is not None and br is not None:
+                why = (f"; of its {o[0] - r[0]:.1f} ms gap, the pools' own work (empty leaves, "
+                       f"above) explains none: ours' is {br - bo:.2f} ms less than rayon's")
         w(target_line(f"{workload} par {par}, ours/rayon (<= {1.5 if fibrow else 1.0})", num(rr), 1.5 if fibrow else 1.0,
                       fl / rayon_ms if fl and rayon_ms else None, why, cells=None if fibrow else cells))
         if not no_jdk:
