@@ -251,43 +251,4 @@ if command -v perf >/dev/null && perf stat -e task-clock true >/dev/null 2>&1; t
 else
   echo "[figures] lab: perf not available here, the profiles are left as they are"
 fi
-# Instructions per operation, counted by valgrind (the same on every machine of one kind, where
-# timings are noisy): each single-threaded operation at two sizes, the difference divided by the
-# tasks added, so the set-up's instructions cancel out.
-if command -v valgrind >/dev/null; then
-  count() { # queue:op tasks -> instructions executed in the whole process
-    valgrind --tool=callgrind --callgrind-out-file=/dev/null target/release/queue-ops --count "$1" --tasks "$2" 2>&1 |
-      sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
-  }
-  { label "instructions per operation (one push and one pop, or one push and one steal), single-threaded" \
-      "valgrind --tool=callgrind target/release/queue-ops --count QUEUE:OP --tasks N, at N = 64000 and 128000; (I(128000) - I(64000)) / 64000"
-    printf '%-12s %10s %10s %16s\n' "operation" "ours" "crossbeam" "ours/crossbeam"
-    for op in push+pop push+steal; do
-      o=$(( ($(count "ours:$op" 128000) - $(count "ours:$op" 64000)) * 10 / 64000 ))
-      c=$(( ($(count "crossbeam:$op" 128000) - $(count "crossbeam:$op" 64000)) * 10 / 64000 ))
-      printf '%-12s %8d.%d %8d.%d %16s\n' "$op" $((o / 10)) $((o % 10)) $((c / 10)) $((c % 10)) \
-        "$(awk -v o="$o" -v c="$c" 'BEGIN { printf "%.2f", o / c }')"
-    done
-  } > chapters/contention/instructions-queue.txt
-  # The same for a fork and its join: fib(N) with no cutoff on one worker forks fib(N + 1) - 1
-  # times, so two sizes give the instructions per join.
-  fcount() { # pool n -> instructions executed in the whole process
-    valgrind --tool=callgrind --callgrind-out-file=/dev/null target/release/forkjoin-steals \
-      --count "$1" --fib "$2" 2>&1 | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
-  }
-  joins() { python3 -c "a, b = 0, 1
-for _ in range($1 + 1): a, b = b, a + b
-print(a - 1)"; }
-  { label "instructions per join (one fork, run or taken back, and its join), one worker" \
-      "valgrind --tool=callgrind target/release/forkjoin-steals --count POOL --fib N, at N = 20 and 24; (I(24) - I(20)) / (joins(24) - joins(20)), joins(n) = fib(n + 1) - 1"
-    dj=$(( $(joins 24) - $(joins 20) ))
-    printf '%-12s %10s %10s %16s\n' "workload" "ours" "rayon" "ours/rayon"
-    o=$(( ($(fcount ours 24) - $(fcount ours 20)) * 10 / dj ))
-    r=$(( ($(fcount rayon 24) - $(fcount rayon 20)) * 10 / dj ))
-    printf '%-12s %8d.%d %8d.%d %16s\n' "fib" $((o / 10)) $((o % 10)) $((r / 10)) $((r % 10)) \
-      "$(awk -v o="$o" -v r="$r" 'BEGIN { printf "%.2f", o / r }')"
-  } > chapters/contention/instructions-fib.txt
-else
-  echo "[figures] lab: valgrind not available here, the instruction counts are left as they are"
-fi
 fi

@@ -13,6 +13,9 @@ It runs four probes (the first three print tab-separated rows with --rows):
                                       without one)
   probes/src/bin/queue-ops.rs         push+pop, push+steal, 1 owner + k thieves, ours and crossbeam
   probes/src/bin/atomic-costs.rs      what one load, swap, CAS, fence, allocation costs here
+and, where valgrind is installed, counts the instructions of a queue's push+pop and push+steal
+and of a pool's fork and join (queue-ops --count, forkjoin-steals --count): the same from run
+to run where the timings are not, and the verdicts cite them.
 The leaf is calibrated on each side to the same cost (--leaf-us), and both measured costs are
 printed in the table's header. Every ratio is ours / peer from the same run: below 1.0 we are
 faster. The table goes to stdout and to target/lab/table.md.
@@ -87,6 +90,39 @@ def target_line(what, ours, target, floor=None, why="", cells=None):
     return line + why
 
 
+def instructions(bin_dir, quick):
+    """Instructions per operation, counted by valgrind's callgrind (the same from run to run
+    where timings are not): each single-threaded probe at two sizes, the difference divided by
+    what was added, so the set-up cancels out. {(what, system): count}, or None without
+    valgrind."""
+    if subprocess.run(["sh", "-c", "command -v valgrind"], capture_output=True).returncode != 0:
+        return None
+
+    def count(*args):
+        cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *args]
+        print("$ " + " ".join(cmd), file=sys.stderr, flush=True)
+        p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+        m = re.search(r"Collected : (\d+)", p.stderr)
+        if p.returncode != 0 or not m:
+            sys.exit(f"lab: {' '.join(cmd)} failed ({p.returncode}):\n{p.stdout}{p.stderr}")
+        return int(m.group(1))
+
+    small, big = (6400, 12800) if quick else (64000, 128000)
+    queue_ops = os.path.join(bin_dir, "queue-ops")
+    fj = os.path.join(bin_dir, "forkjoin-steals")
+    found = {}
+    for op in ("push+pop", "push+steal"):
+        for q in ("ours", "crossbeam"):
+            a, b = (count(queue_ops, "--count", f"{q}:{op}", "--tasks", str(n)) for n in (small, big))
+            found[(op, q)] = (b - a) / (big - small)
+    f_small, f_big = (14, 16) if quick else (20, 24)
+    for pool in ("ours", "rayon"):
+        a, b = (count(fj, "--count", pool, "--fib", str(n)) for n in (f_small, f_big))
+        found[("join", pool)] = (b - a) / (joins(f_big) - joins(f_small))
+    found["sizes"] = (small, big, f_small, f_big)
+    return found
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a smoke run with tiny sizes")
@@ -119,6 +155,7 @@ def main():
                "--thieves", thieves, "--rows"]) for _ in range(procs)]
     q = "".join(qs)
     floor = run([os.path.join(bin_dir, "atomic-costs"), "--runs", str(runs)])
+    counted = instructions(bin_dir, a.quick)
     cost = floor_costs(floor)
     swap, cas = cost.get("swap SeqCst"), cost.get("CAS SeqCst")
     if swap is None or cas is None:
@@ -232,19 +269,41 @@ def main():
     out.extend(line for line in floor.splitlines() if line.strip())
     w("```")
     w("")
+    w("## Instructions per operation, counted by valgrind")
+    w("")
+    if counted is None:
+        w("valgrind not found: no counts (they explain the verdicts below where timings are noisy).")
+    else:
+        small, big, f_small, f_big = counted["sizes"]
+        w(f"callgrind, one thread: `queue-ops --count QUEUE:OP --tasks N` at N = {small} and {big}, "
+          f"and `forkjoin-steals --count POOL --fib N` at N = {f_small} and {f_big} (one worker); the "
+          "difference of the two counts divided by the pairs, or the joins, added. The same from "
+          "run to run where the times above are not.")
+        w("")
+        w("| operation | ours | peer | ours/peer |")
+        w("|---|---:|---:|---:|")
+        for op, peer in (("push+pop", "crossbeam"), ("push+steal", "crossbeam"), ("join", "rayon")):
+            o, p = counted[(op, "ours")], counted[(op, peer)]
+            label = "fork + join (fib)" if op == "join" else op
+            w(f"| {label} | {o:.1f} | {p:.1f} ({peer}) | {o / p:.2f} |")
+    w("")
     w("## Verdicts: the targets of issue 16, from this run")
     w("")
     w("Ratios: ours / peer, or ours / floor. Queue in ns per operation.")
     w("")
     num = lambda x: None if x in (None, "-") else float(x)
     for label, op, o, c, fl in queue_verdicts:
+        # Where the queue's instructions were counted, a miss says how many more ours executes.
+        per = counted and counted.get((op, "ours")) and counted[(op, "ours")] / counted[(op, "crossbeam")]
+        inst = f"; counted, ours executes {per:.2f}x crossbeam's instructions per pair (above)" if per else ""
         if op == "push+pop":
             # 1.3x crossbeam where the floor allows: 1.3x the larger of the two.
             ref = max(fl, c) if c else fl
             w(target_line(f"queue {label}, ns (<= 1.3 x max(floor, crossbeam))", o, 1.3 * ref, fl,
-                          " (profile: chapters/contention/profile-queue-amd.txt)"))
+                          " (profile: chapters/contention/profile-queue-amd.txt)" + inst))
         elif op == "push+steal":
-            w(target_line(f"queue {label}, ours/crossbeam (<= 1.2)", num(ratio(o, c)), 1.2, fl / c if c else None))
+            w(target_line(f"queue {label}, ours/crossbeam (<= 1.2)", num(ratio(o, c)), 1.2, fl / c if c else None,
+                          inst))
         else:
             w(target_line(f"queue {label}, ours/crossbeam (<= 1.5)", num(ratio(o, c)), 1.5, fl / c if fl and c else None,
                           " (profile: chapters/contention/profile-queue-amd.txt; ours/floor is what"
@@ -257,6 +316,9 @@ def main():
         # The floor as a ratio to the peer: a target below it cannot be met by any pool.
         why = ""
         o, r = cells
+        if fibrow and counted and o and r and o[0] > r[0]:
+            why = (f"; counted, ours executes {counted[('join', 'ours')] / counted[('join', 'rayon')]:.2f}x "
+                   "rayon's instructions per join on one worker (above): the rest of the gap is time per instruction")
         if not fibrow and o and r and o[0] > r[0]:
             bo, br = bare.get(("ours", par)), bare.get(("rayon", par))
             if bo is not None and br is not None and bo > br:
