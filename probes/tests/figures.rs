@@ -56,7 +56,8 @@ fn forkjoin_steals_smoke_run() {
         env!("CARGO_BIN_EXE_forkjoin-steals"),
         &["--runs", "1", "--leaf", "10", "--par", "1,2"],
     );
-    assert_eq!(text.lines().filter(|l| l.starts_with("par= ")).count(), 4, "{text}");
+    // ours, rayon and the leaves alone (the floor), at two parallelisms
+    assert_eq!(text.lines().filter(|l| l.starts_with("par= ")).count(), 6, "{text}");
     assert!(
         text.contains("par= 1 forked=16384 steals=64 "),
         "one worker steals only the 64 roots: {text}"
@@ -72,7 +73,8 @@ fn forkjoin_fib_smoke_run() {
         &["--runs", "1", "--leaf-us", "1", "--par", "1,2", "--fib", "12", "--rows"],
     );
     assert!(text.contains("fib(12) with no cutoff = 144"), "{text}");
-    assert_eq!(text.lines().filter(|l| l.starts_with("row\t")).count(), 8, "{text}");
+    assert_eq!(text.lines().filter(|l| l.starts_with("row\t")).count(), 10, "{text}");
+    assert_eq!(text.lines().filter(|l| l.starts_with("row\tleaves\t64x256\t")).count(), 2);
     assert!(text.lines().any(|l| l.starts_with("leaf\trust\t")), "{text}");
 }
 

@@ -55,6 +55,15 @@ fn leaf_cost_us(n: u64) -> f64 {
     }
 }
 
+/// Milliseconds to run the 16,384 leaves of 64x256 one after another on this thread.
+fn leaves_alone(n: u64) -> f64 {
+    let t0 = Instant::now();
+    let x = (0..64 * 256).fold(0, |x, _| x ^ leaf(n));
+    let ms = t0.elapsed().as_secs_f64() * 1e3;
+    black_box(x);
+    ms
+}
+
 fn ours_roots(par: usize, n: u64) -> (u64, f64) {
     let pool: ThreadPool = ThreadPool::new(par);
     let t0 = Instant::now();
@@ -206,22 +215,27 @@ fn main() {
     let rayon = !o.ours_only;
     let mut ours = Vec::new();
     let mut theirs = Vec::new();
+    let mut alone = Vec::new();
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
     for &par in &o.pars {
         ours_roots(par, n); // warm-up, as the JDK probe does (caches, page faults, allocator)
         if rayon {
             rayon_roots(par, n);
         }
-        let (mut ms, mut steals, mut rayon_ms) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut ms, mut steals, mut rayon_ms, mut alone_ms) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for _ in 0..o.runs {
             let (s, t) = ours_roots(par, n);
             steals.push(s as f64);
             ms.push(t);
             if rayon {
                 rayon_ms.push(rayon_roots(par, n));
+                alone_ms.push(leaves_alone(n) / par.min(cores) as f64);
             }
         }
         ours.push((par, ms, steals));
         theirs.push((par, rayon_ms));
+        alone.push((par, alone_ms));
     }
     println!("# ours (ch07 ThreadPool): steals = get_steal_count after shutdown (exact)");
     for (par, ms, steals) in &mut ours {
@@ -234,6 +248,13 @@ fn main() {
         );
         for (par, ms) in &mut theirs {
             report(&o, "rayon", "64x256", *par, ms, &mut []);
+        }
+        println!(
+            "# the leaves alone: all 16,384 run one after another on this thread, divided by \
+             min(par, {cores} cores), timed in turn with the pools: the floor no pool can beat"
+        );
+        for (par, ms) in &mut alone {
+            report(&o, "leaves", "64x256", *par, ms, &mut []);
         }
     }
     if o.fib > 0 {
