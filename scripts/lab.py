@@ -337,8 +337,10 @@ def main():
                 why = (f"; of its {o[0] - r[0]:.1f} ms gap, the pools' own work (empty leaves, "
                        f"above) explains {bo - br:.2f} ms")
             elif bo is not None and br is not None:
+                less = (f"ours' is {br - bo:.2f} ms less than rayon's" if br - bo >= 0.005
+                        else "the two pools' own work is the same to 0.01 ms")
                 why = (f"; of its {o[0] - r[0]:.1f} ms gap, the pools' own work (empty leaves, "
-                       f"above) explains none: ours' is {br - bo:.2f} ms less than rayon's")
+                       f"above) explains none: {less}")
         w(target_line(f"{workload} par {par}, ours/rayon (<= {1.5 if fibrow else 1.0})", num(rr), 1.5 if fibrow else 1.0,
                       floor_ratio(fl, rayon_ms), why, cells=None if fibrow else cells))
         if not no_jdk:
