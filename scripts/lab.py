@@ -2,7 +2,7 @@
 """The contention lab in one command: our pool beside rayon and the real JDK 25 ForkJoinPool,
 and our queue beside crossbeam-deque, measured in one run on this machine, written as one table.
 
-    python3 scripts/lab.py            # 5 runs per row, parallelism 1,2,4,8,16, fib(30)
+    python3 scripts/lab.py            # 5 runs per row (fib: 21), parallelism 1,2,4,8,16, fib(30)
     python3 scripts/lab.py --quick    # a smoke run: 1 run, parallelism 1,2, fib(20), few tasks
 
 It runs four probes (the first three print tab-separated rows with --rows):
@@ -134,11 +134,14 @@ def floor_ratio(floor, peer):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a smoke run with tiny sizes")
-    ap.add_argument("--runs", type=int, help="runs per row (default 5; 1 with --quick)")
+    ap.add_argument("--runs", type=int, help="runs per row (default 5; 1 with --quick); ours' and rayon's fib rows take 4 x runs + 1")
     ap.add_argument("--leaf-us", type=float, default=15.0, help="cost of one leaf (default 15 us)")
     ap.add_argument("--out", default=os.path.join(ROOT, "target", "lab", "table.md"))
     a = ap.parse_args()
     runs = a.runs or (1 if a.quick else 5)
+    # A fib run is short (about 10-30 ms here) and swings with the host by a third: ours' and
+    # rayon's fib rows take four times the runs, alternated, for medians that hold still.
+    fib_runs = 1 if a.quick else 4 * runs + 1
     pars = "1,2" if a.quick else "1,2,4,8,16"
     fib = "20" if a.quick else "30"
     tasks = "20000" if a.quick else "200000"
@@ -149,7 +152,7 @@ def main():
     run(build)
     bin_dir = os.path.join(ROOT, "target", "release")
     fj = run([os.path.join(bin_dir, "forkjoin-steals"), "--runs", str(runs), "--leaf-us", str(a.leaf_us),
-              "--par", pars, "--fib", fib, "--rows"])
+              "--par", pars, "--fib", fib, "--fib-runs", str(fib_runs), "--rows"])
     # The same 64x256 with leaves of one iteration: what is left is each pool's own work per
     # task (fork, queue, run, join), the part of a 64x256 gap that a pool's code can explain.
     empty = run([os.path.join(bin_dir, "forkjoin-steals"), "--runs", str(max(runs, 9)), "--leaf", "1",
@@ -191,7 +194,8 @@ def main():
     w(f"# Contention lab: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, {machine} at the end")
     w(f"command: python3 scripts/lab.py {' '.join(sys.argv[1:])}".rstrip())
     w("")
-    w(f"{runs} run(s) per cell, median (min-max) in ms; the JDK's after one warm-up run per row.")
+    w(f"{runs} run(s) per cell ({fib_runs} for ours' and rayon's fib rows), median (min-max) in ms; "
+      "the JDK's after one warm-up run per row.")
     for lang in ("rust", "java"):
         if lang in leaf:
             w(f"- {lang} leaf: {leaf[lang][0]} iterations, measured {leaf[lang][1]:.2f} us (target {a.leaf_us:g} us)")

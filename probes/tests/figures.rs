@@ -65,14 +65,28 @@ fn forkjoin_steals_smoke_run() {
 }
 
 /// fib with no cutoff at a tiny size: both pools must return fib(12) = 144 (the probe exits 1
-/// on a wrong value), and the tab-separated rows for scripts/lab.py are all there.
+/// on a wrong value), the fib rows take their own number of runs (`--fib-runs`, which the lab
+/// sets), and the tab-separated rows for scripts/lab.py are all there.
 #[test]
 fn forkjoin_fib_smoke_run() {
     let text = run_ok(
         env!("CARGO_BIN_EXE_forkjoin-steals"),
-        &["--runs", "1", "--leaf-us", "1", "--par", "1,2", "--fib", "12", "--rows"],
+        &[
+            "--runs",
+            "1",
+            "--leaf-us",
+            "1",
+            "--par",
+            "1,2",
+            "--fib",
+            "12",
+            "--fib-runs",
+            "3",
+            "--rows",
+        ],
     );
     assert!(text.contains("fib(12) with no cutoff = 144"), "{text}");
+    assert!(text.contains("; 3 run(s) per row after a warm-up run"), "{text}");
     assert_eq!(text.lines().filter(|l| l.starts_with("row\t")).count(), 10, "{text}");
     assert_eq!(text.lines().filter(|l| l.starts_with("row\tleaves\t64x256\t")).count(), 2);
     assert!(text.lines().any(|l| l.starts_with("leaf\trust\t")), "{text}");
@@ -113,7 +127,8 @@ fn queue_ops_count_runs_silently_and_refuses_unknown_names() {
 }
 
 /// `forkjoin-steals --count`, the silent fib run that valgrind counts: both pools run and print
-/// nothing; an unknown pool, or no `--fib`, is refused with a message and exit 2.
+/// nothing; an unknown pool, or no `--fib`, is refused with a message and exit 2, as are
+/// `--fib-runs` of 0 or without `--fib`.
 #[test]
 fn forkjoin_count_runs_silently_and_refuses_bad_input() {
     for who in ["ours", "rayon"] {
@@ -126,6 +141,8 @@ fn forkjoin_count_runs_silently_and_refuses_bad_input() {
     for (args, says) in [
         (&["--count", "jdk", "--fib", "12"][..], "--count takes ours or rayon"),
         (&["--count", "ours"][..], "--count needs --fib N"),
+        (&["--fib", "12", "--fib-runs", "0"][..], "--fib-runs 0: at least 1"),
+        (&["--fib-runs", "3"][..], "--fib-runs needs --fib N"),
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_forkjoin-steals"))
             .args(args)

@@ -2,10 +2,10 @@
 //! leaves (16,384 tasks), at parallelism 1, 2, 4, 8 and 16, printed in the article's format
 //! (`par= N forked=16384 steals=S ms=T`). With `--fib N` it also runs fib(N) with no cutoff
 //! (one fork and one join per call) on both. Each row is the median of `--runs` runs after one
-//! untimed warm-up run (as the JDK probe does), with the min and max beside it; ours' and
-//! rayon's runs alternate at each parallelism. The
-//! machine's cores and load average are printed first: on
-//! a busy machine, single runs are not stable (the article's were taken at load average 82.6).
+//! untimed warm-up run (as the JDK probe does; a fib row takes `--fib-runs`, by default as
+//! many), with the min and max beside it; ours' and rayon's runs alternate at each parallelism.
+//! The machine's cores and load average are printed first: on a busy machine, single runs are
+//! not stable (the article's were taken at load average 82.6).
 //!
 //! A leaf loops over a bound the compiler cannot see (`black_box`), so the work is not folded
 //! away. `--leaf N` fixes the iterations; `--leaf-us U` calibrates them so that one leaf costs
@@ -170,6 +170,9 @@ struct Opts {
     leaf_us: Option<f64>,
     pars: Vec<usize>,
     fib: u64,
+    /// `--fib-runs`: runs per fib row (default `--runs`). A fib run is short, and its times
+    /// swing with the host more than the 64x256 runs': the lab gives it more runs.
+    fib_runs: Option<usize>,
     rows: bool,
     /// `--ours-only`: skip rayon (for a profile of our pool alone).
     ours_only: bool,
@@ -179,7 +182,7 @@ struct Opts {
 }
 
 /// The command line, for `--help` and for errors.
-const USAGE: &str = "forkjoin-steals [--runs N] [--leaf N | --leaf-us U] [--par 1,2,4] [--fib N] [--rows] [--ours-only] [--count ours|rayon --fib N]";
+const USAGE: &str = "forkjoin-steals [--runs N] [--leaf N | --leaf-us U] [--par 1,2,4] [--fib N [--fib-runs N]] [--rows] [--ours-only] [--count ours|rayon --fib N]";
 
 fn main() {
     let o = probes::start("forkjoin-steals", USAGE, parse);
@@ -275,7 +278,7 @@ fn fib_rows(o: &Opts, rayon: bool) {
         }
         let (mut ms, mut steals, mut reused, mut rayon_ms) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        for _ in 0..o.runs {
+        for _ in 0..o.fib_runs.unwrap_or(o.runs) {
             let (s, t, boxes) = ours_fib(par, o.fib, want);
             steals.push(s as f64);
             ms.push(t);
@@ -287,7 +290,12 @@ fn fib_rows(o: &Opts, rayon: bool) {
         ours.push((par, ms, steals, reused));
         theirs.push((par, rayon_ms));
     }
-    println!("# fib({}) with no cutoff = {want}: ours (join_in_task), then rayon (join)", o.fib);
+    println!(
+        "# fib({}) with no cutoff = {want}: ours (join_in_task), then rayon (join); {} run(s) per \
+         row after a warm-up run",
+        o.fib,
+        o.fib_runs.unwrap_or(o.runs)
+    );
     for (par, ms, steals, reused) in &mut ours {
         report(o, "ours", &workload, *par, ms, steals);
         let (r, lo, hi) = probes::median_min_max(reused);
@@ -309,11 +317,13 @@ fn parse() -> Result<Opts, lexopt::Error> {
         leaf_us: None,
         pars: vec![1, 2, 4, 8, 16],
         fib: 0,
+        fib_runs: None,
         rows: false,
         ours_only: false,
         count: None,
     };
     let (leaf, leaf_us, pars, fib) = (&mut o.leaf, &mut o.leaf_us, &mut o.pars, &mut o.fib);
+    let fib_runs = &mut o.fib_runs;
     let count = &mut o.count;
     probes::lab_flags(&mut o.runs, &mut o.rows, &mut o.ours_only, |name, p| {
         match name {
@@ -327,6 +337,10 @@ fn parse() -> Result<Opts, lexopt::Error> {
             }
             "par" => *pars = probes::counts(p, "--par")?,
             "fib" => *fib = p.value()?.parse()?,
+            "fib-runs" => match p.value()?.parse()? {
+                0 => return Err("--fib-runs 0: at least 1".into()),
+                n => *fib_runs = Some(n),
+            },
             "count" => {
                 *count = match p.value()?.string()?.as_str() {
                     "ours" => Some(true),
@@ -338,6 +352,9 @@ fn parse() -> Result<Opts, lexopt::Error> {
         }
         Ok(true)
     })?;
+    if o.fib_runs.is_some() && o.fib == 0 {
+        return Err("--fib-runs needs --fib N".into());
+    }
     if o.count.is_some() && o.fib == 0 {
         return Err("--count needs --fib N: it counts one fib(N)".into());
     }
