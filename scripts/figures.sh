@@ -229,6 +229,9 @@ if want lab; then
 echo "[figures] lab: the one-command table (scripts/lab.py) and the profiles that explain it"
 python3 scripts/lab.py > target/lab/stdout.md
 cp target/lab/table.md chapters/contention/lab-table.md
+# The row that swings most, one owner and one thief, round by round (the page's "Round by round").
+cmd="cargo run --release -p probes --bin race-rounds -- --rounds 16"
+{ label "race-rounds: 1 owner + 1 thief, ours then crossbeam-deque in each round" "$cmd"; $cmd; } > chapters/contention/race-rounds.txt
 # Where the time goes, by function (perf's self time; needs linux-perf, skipped without it).
 profile() { # figure, what, command...
   local fig=$1 what=$2

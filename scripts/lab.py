@@ -321,9 +321,10 @@ def main():
             w(target_line(f"queue {label}, ours/crossbeam (<= 1.2)", num(ratio(o, c)), 1.2, fl / c if c else None,
                           inst))
         else:
+            rounds = "; round by round: chapters/contention/race-rounds.txt" if "1 thief" in label else ""
             w(target_line(f"queue {label}, ours/crossbeam (<= 1.5)", num(ratio(o, c)), 1.5, fl / c if fl and c else None,
                           " (profile: chapters/contention/profile-queue-amd.txt; ours/floor is what"
-                          " task boxes and their reclamation add)"))
+                          f" task boxes and their reclamation add{rounds})"))
     for workload, par, rr, rj, rf, fl, rayon_ms, jdk_ms, cells in verdicts:
         fibrow = workload.startswith("fib")
         if fibrow and par == 1:

@@ -138,6 +138,9 @@ pub struct Race {
     pub stolen: u64,
     /// From the barrier's release to the last thief's exit.
     pub elapsed: Duration,
+    /// From the barrier's release to the owner's last push. Near `elapsed`, the owner set the
+    /// pace and the thieves waited for its pushes (`race-rounds`).
+    pub pushed: Duration,
 }
 
 impl Race {
@@ -192,9 +195,10 @@ pub fn race<C: Contended>(queue: &C, tasks: usize, thieves: usize) -> Result<Rac
             }
         }
     }
+    let pushed = t0.elapsed();
     // Release: every push above happens before a thief that sees `done` polls for the last time.
     done.store(true, Ordering::Release);
-    let mut race = Race::default();
+    let mut race = Race { pushed, ..Race::default() };
     for h in handles {
         let (stats, got) = h.join().map_err(|_| "a thief panicked".to_string())?;
         if stats.attempts != got + stats.failures {

@@ -181,6 +181,24 @@ fn pool_drift_smoke_run() {
     }
 }
 
+/// One owner and one thief round by round at a tiny size: each round checks that every task
+/// was taken once (exit 1 otherwise) and prints a row, and the summary counts the rounds the
+/// owner paced; too few tasks to time are refused.
+#[test]
+fn race_rounds_smoke_run() {
+    let text = run_ok(env!("CARGO_BIN_EXE_race-rounds"), &["--rounds", "3", "--tasks", "2000"]);
+    let rounds = text
+        .lines()
+        .filter(|l| l.split_whitespace().next().is_some_and(|w| w.parse::<usize>().is_ok()))
+        .count();
+    assert_eq!(rounds, 3, "a row per round: {text}");
+    assert!(text.contains("took at least 90% of the round: ours "), "{text}");
+    let out =
+        Command::new(env!("CARGO_BIN_EXE_race-rounds")).args(["--tasks", "10"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--tasks 10: at least 1000"), "{out:?}");
+}
+
 /// Every probe answers `--help` with its usage and exit status 0 (it used to read `--help` as
 /// a flag missing its value).
 #[test]
@@ -195,6 +213,7 @@ fn every_probe_answers_help() {
         env!("CARGO_BIN_EXE_queue-ops"),
         env!("CARGO_BIN_EXE_atomic-costs"),
         env!("CARGO_BIN_EXE_pool-drift"),
+        env!("CARGO_BIN_EXE_race-rounds"),
     ] {
         let out = Command::new(bin).arg("--help").output().unwrap();
         let text = String::from_utf8_lossy(&out.stdout);

@@ -1,0 +1,126 @@
+//! One owner and one thief, round after round: why that row of the lab swings.
+//!
+//! `queue-ops` gives "1 owner + 1 thief" as one median; across processes ours has taken from
+//! 0.8 to more than 5 times crossbeam-deque's time on the same machine, where crossbeam's stays
+//! within a third. This probe runs the same race (`probes::contention::race`) `--rounds` times
+//! on our chapter 4 queue, each round beside a crossbeam round, and prints per round what the
+//! median hides:
+//!
+//! - `ns/task`: from the release to the thief's exit, per task (the lab's figure);
+//! - `owner ns/push`: from the release to the owner's last push. When it is most of `ns/task`,
+//!   the owner set the pace and the thief waited for its pushes; when it is well below, the
+//!   owner ran ahead and the thief worked through a backlog;
+//! - the thief's `stalls` (a null slot below `top`: the owner has moved `top` and not yet
+//!   swapped its task in, chapter 2's `pb == b` spin) and `empty` polls, per 1,000 tasks. Many
+//!   of either mean that the thief was at the owner's heels, reading the lines of the slot and
+//!   of `top` that the owner's next push writes.
+//!
+//! The rounds are then sorted by ours' `ns/task`, so that the two kinds of round stand apart.
+//!
+//! `cargo run --release -p probes --bin race-rounds [-- --rounds 12 --tasks 200000]`
+
+use probes::contention::{Crossbeam, Race, race};
+
+const USAGE: &str = "race-rounds [--rounds N] [--tasks N]";
+
+/// The queue's first capacity, as `queue-ops` gives it: it grows as the backlog does.
+const CAPACITY: usize = 64;
+
+struct Opts {
+    rounds: usize,
+    tasks: usize,
+}
+
+fn parse() -> Result<Opts, lexopt::Error> {
+    use lexopt::prelude::*;
+    let mut o = Opts { rounds: 12, tasks: 200_000 };
+    let mut p = lexopt::Parser::from_env();
+    while let Some(arg) = p.next()? {
+        match arg {
+            Long("rounds") => o.rounds = p.value()?.parse::<usize>()?.max(1),
+            Long("tasks") => match p.value()?.parse::<usize>()? {
+                n if n < 1_000 => return Err(format!("--tasks {n}: at least 1000").into()),
+                n => o.tasks = n,
+            },
+            _ => return Err(arg.unexpected()),
+        }
+    }
+    Ok(o)
+}
+
+/// One round's figures for one queue.
+struct Round {
+    ns_per_task: f64,
+    owner_ns_per_push: f64,
+    /// Per 1,000 tasks (ours only: crossbeam counts neither).
+    stalls: f64,
+    empty: f64,
+}
+
+fn round(r: Result<Race, String>, tasks: usize) -> Round {
+    let r = r.unwrap_or_else(|e| {
+        eprintln!("race-rounds: {e}");
+        std::process::exit(1);
+    });
+    let per = |n: u64| n as f64 * 1_000.0 / tasks as f64;
+    Round {
+        ns_per_task: r.elapsed.as_nanos() as f64 / tasks as f64,
+        owner_ns_per_push: r.pushed.as_nanos() as f64 / tasks as f64,
+        stalls: per(r.stats.stalls),
+        empty: per(r.stats.empty),
+    }
+}
+
+fn main() {
+    let o = probes::start("race-rounds", USAGE, parse);
+    println!(
+        "# race-rounds: 1 owner + 1 thief, {} tasks per round, {} rounds, ours (ch04 WorkQueue) \
+         then crossbeam-deque in each; {}",
+        o.tasks,
+        o.rounds,
+        probes::machine()
+    );
+    println!(
+        "# ns/task: release to the thief's exit; owner: release to the last push, per push; \
+         stalls and empty polls: the thief's, per 1,000 tasks"
+    );
+    let mut rows = Vec::with_capacity(o.rounds);
+    for i in 1..=o.rounds {
+        let (queue, _) = ch04_grow::new::<usize>(CAPACITY);
+        let ours = round(race(&queue, o.tasks, 1), o.tasks);
+        let theirs = round(race(&Crossbeam::new(), o.tasks, 1), o.tasks);
+        rows.push((i, ours, theirs));
+    }
+    rows.sort_by(|a, b| a.1.ns_per_task.total_cmp(&b.1.ns_per_task));
+    println!(
+        "{:>5}  {:>12} {:>12} {:>9} {:>9}  {:>16} {:>12}",
+        "round",
+        "ours ns/task",
+        "owner ns/push",
+        "stalls",
+        "empty",
+        "crossbeam ns/task",
+        "owner ns/push"
+    );
+    for (i, ours, theirs) in &rows {
+        println!(
+            "{i:>5}  {:>12.1} {:>13.1} {:>9.1} {:>9.1}  {:>17.1} {:>13.1}",
+            ours.ns_per_task,
+            ours.owner_ns_per_push,
+            ours.stalls,
+            ours.empty,
+            theirs.ns_per_task,
+            theirs.owner_ns_per_push
+        );
+    }
+    // The owner set the pace where its pushes took most of the round.
+    let paced = rows.iter().filter(|(_, o, _)| o.owner_ns_per_push >= 0.9 * o.ns_per_task).count();
+    let theirs_paced =
+        rows.iter().filter(|(_, _, t)| t.owner_ns_per_push >= 0.9 * t.ns_per_task).count();
+    println!(
+        "# rounds where the owner's pushes took at least 90% of the round: ours {paced} of {}, \
+         crossbeam {theirs_paced} of {}",
+        rows.len(),
+        rows.len()
+    );
+}
