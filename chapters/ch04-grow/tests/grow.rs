@@ -220,6 +220,20 @@ fn a_push_grows_only_an_array_that_is_full_now() {
     assert_eq!(rest, [2, 3, 4]);
 }
 
+/// `Slots::at` indexes without a bounds check, on the argument that the mask keeps an index
+/// below a power-of-two length: so `Slots::new` refuses any other length, 0 included, in
+/// release builds too (it was a `debug_assert`; a reader's `grow` calls it).
+#[test]
+fn slots_refuse_a_length_that_is_no_power_of_two() {
+    for bad in [0, 3, 6, 100] {
+        let refused = std::panic::catch_unwind(|| ch04_grow::Slots::<usize>::new(bad).capacity());
+        let message = refused.expect_err("a length that is no power of two is refused");
+        let text = message.downcast_ref::<String>().map_or("", String::as_str);
+        assert!(text.contains(&format!("a capacity of {bad} is no power of two")), "{text}");
+    }
+    assert_eq!(ch04_grow::Slots::<usize>::new(1).capacity(), 1);
+}
+
 seam::tests!(
     ch04_grow;
     grows_when_full_and_keeps_order,
