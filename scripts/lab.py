@@ -336,16 +336,13 @@ def main():
         if fibrow and counted and o and r and o[0] > r[0]:
             why = (f"; counted, ours executes {counted[('join', 'ours')] / counted[('join', 'rayon')]:.2f}x "
                    "rayon's instructions per join on one worker (above): the rest of the gap is time per instruction")
-        if not fibrow and o and r and o[0] > r[0]:
-            bo, br = bare.get(("ours", par)), bare.get(("rayon", par))
-            if bo is not None and br is not None and bo > br:
-                why = (f"; of its {o[0] - r[0]:.1f} ms gap, the pools' own work (empty leaves, "
-                       f"above) explains {bo - br:.2f} ms")
-            elif bo is not None and br is not None:
-                less = (f"ours' is {br - bo:.2f} ms less than rayon's" if br - bo >= 0.005
-                        else "the two pools' own work is the same to 0.01 ms")
-                why = (f"; of its {o[0] - r[0]:.1f} ms gap, the pools' own work (empty leaves, "
-                       f"above) explains none: {less}")
+        bo, br = bare.get(("ours", par)), bare.get(("rayon", par))
+        if not fibrow and o and r and o[0] > r[0] and bo is not None and br is not None:
+            d = bo - br  # ours' own work above rayon's, ms
+            explains = (f"{d:.2f} ms" if d > 0 else
+                        f"none: ours' is {-d:.2f} ms less than rayon's" if -d >= 0.005 else
+                        "none: the two pools' own work is the same to 0.01 ms")
+            why = f"; of its {o[0] - r[0]:.1f} ms gap, the pools' own work (empty leaves, above) explains {explains}"
         w(target_line(f"{workload} par {par}, ours/rayon (<= {1.5 if fibrow else 1.0})", num(rr), 1.5 if fibrow else 1.0,
                       floor_ratio(fl, rayon_ms), why, cells=None if fibrow else cells))
         if not no_jdk:
