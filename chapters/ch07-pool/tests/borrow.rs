@@ -7,8 +7,10 @@
 #![cfg(not(loom))]
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::AtomicBool;
+use std::sync::atomic::Ordering::{Acquire, Release};
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use ch07_pool::{ThreadPoolWith, WaitOps, join_in_task};
 
@@ -103,6 +105,48 @@ fn nested_borrowed_joins_count_every_node<I: WaitOps + 'static>() {
     });
 }
 
+/// A join whose forked half was stolen and is still running waits for it: `a` returns only
+/// once another worker has started `b` (a handshake, not a hope that a steal happens), and `b`
+/// then takes 50 ms before it writes into the caller's frame and returns. A join that returned
+/// early would read an empty result slot (or the write would land in a dead frame).
+fn a_join_waits_for_its_stolen_half_still_running<I: WaitOps + 'static>() {
+    within(60, "a join with a stolen half", || {
+        let pool: ThreadPoolWith<I> = ThreadPoolWith::new(2);
+        let started = AtomicBool::new(false);
+        let mut written = 0u64;
+        let ((), rb) = pool
+            .join(
+                || {
+                    join_in_task(
+                        || {
+                            // Only the other worker can start `b`: it sits in this worker's queue.
+                            let deadline = Instant::now() + Duration::from_secs(30);
+                            // Acquire: pairs with `b`'s Release (a flag; nothing else is read).
+                            while !started.load(Acquire) {
+                                assert!(
+                                    Instant::now() < deadline,
+                                    "no worker stole the forked half"
+                                );
+                                std::thread::yield_now();
+                            }
+                        },
+                        || {
+                            started.store(true, Release); // Release: pairs with `a`'s Acquire
+                            std::thread::sleep(Duration::from_millis(50));
+                            written = 7;
+                            7u64
+                        },
+                    )
+                },
+                || (),
+            )
+            .0;
+        assert_eq!(rb, 7, "the stolen half's result");
+        assert_eq!(written, 7, "the stolen half's write into the caller's frame");
+        pool.shutdown();
+    });
+}
+
 /// A panic on one side of a borrowed join reaches the caller only after the other side is done
 /// with the borrowed data: here the side that does not panic sleeps, then writes. On two
 /// workers the forked side is stolen while the other sleeps, so the wait is a real one. The
@@ -146,5 +190,6 @@ seam::tests!(
     ch07_pool;
     a_borrowed_slice_sorts_in_place,
     nested_borrowed_joins_count_every_node,
+    a_join_waits_for_its_stolen_half_still_running,
     a_panic_unwinds_only_after_the_other_side_finished,
 );
