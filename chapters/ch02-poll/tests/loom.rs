@@ -6,16 +6,30 @@
 //! `RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=3 cargo test -p ch02-poll --release --test loom`
 #![cfg(loom)]
 
-use ch02_poll::{PollOps, Stealer, new_with};
+use ch02_poll::{PollOps, PollStats, Stealer, new_with};
 use loom::thread;
 use seam::model::{Task, exactly_once, run, task};
 
+/// Every CAS a thief tried either took one of the `taken` tasks or failed.
+fn counts_add_up(stats: &PollStats, taken: usize) {
+    let want = taken as u64 + stats.failures;
+    assert_eq!(stats.attempts, want, "attempts = successes + failures: {stats:?}");
+}
+
+/// A thief that polls `polls` times and returns the ids it ran, having checked its counters
+/// (`counts_add_up`).
 fn thief<P: PollOps + 'static>(
     s: &Stealer<Task, P>,
     polls: usize,
 ) -> thread::JoinHandle<Vec<usize>> {
     let s = s.clone();
-    thread::spawn(move || (0..polls).filter_map(|_| s.poll().map(run)).collect())
+    thread::spawn(move || {
+        let mut stats = PollStats::default();
+        let got: Vec<usize> =
+            (0..polls).filter_map(|_| s.poll_counted(&mut stats).map(run)).collect();
+        counts_add_up(&stats, got.len());
+        got
+    })
 }
 
 /// The owner pops while a thief polls: the last task is raced for by swap and CAS.
@@ -109,35 +123,44 @@ fn a_reused_slot_is_not_taken_for_its_old_index<P: PollOps + 'static>() {
     });
 }
 
-/// `rechecks` counts the rounds in which `base` moved between a thief's first read of it and its
-/// recheck: two thieves on two tasks meet that in some interleaving, and the count shows it
-/// there. (A model checks one execution at a time, so this one notes across all of them that
-/// some execution counted a recheck; a `poll` that skips the count fails it, as a generated
-/// mutant did.)
-fn a_moved_base_is_counted_as_a_recheck<P: PollOps + 'static>() {
+/// The counters a probe reads count what happened: two thieves on two tasks meet, in some
+/// interleaving, a `base` that moved between a thief's first read of it and its recheck (a
+/// `recheck`), and in some other a CAS lost to the other thief (a `failure`); and in every
+/// interleaving each thief's attempts are its successes plus its failures. (A model checks one
+/// execution at a time, so this one notes across all of them what some execution counted; a
+/// `poll` that skips a count, or turns its `+=` into `*=`, fails it, as generated mutants did.)
+fn rechecks_and_lost_cas_are_counted<P: PollOps + 'static>() {
     use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
-    static COUNTED: AtomicBool = AtomicBool::new(false);
-    COUNTED.store(false, Relaxed);
+    static RECHECKED: AtomicBool = AtomicBool::new(false);
+    static LOST: AtomicBool = AtomicBool::new(false);
+    RECHECKED.store(false, Relaxed);
+    LOST.store(false, Relaxed);
     ch02_poll::sync::model(|| {
         let (owner, stealer) = new_with::<Task, P>(4);
         owner.push(task(0)).unwrap();
         owner.push(task(1)).unwrap();
         let other = stealer.clone();
         let count = |s: Stealer<Task, P>| {
-            let mut stats = ch02_poll::PollStats::default();
-            let got = s.poll_counted(&mut stats).map(run);
-            (got.into_iter().collect::<Vec<_>>(), stats.rechecks)
+            let mut stats = PollStats::default();
+            let got: Vec<usize> = s.poll_counted(&mut stats).map(run).into_iter().collect();
+            counts_add_up(&stats, got.len());
+            (got, stats)
         };
         let h = thread::spawn(move || count(other));
-        let (mine, r1) = count(stealer);
-        let (theirs, r2) = h.join().unwrap();
+        let (mine, s1) = count(stealer);
+        let (theirs, s2) = h.join().unwrap();
         let rest: Vec<usize> = std::iter::from_fn(|| owner.pop().map(run)).collect();
         exactly_once(2, &[&mine, &theirs, &rest]);
-        if r1 + r2 > 0 {
-            COUNTED.store(true, Relaxed); // Relaxed: read after the model, on this thread
+        // Relaxed, both: flags read after the model, on this thread.
+        if s1.rechecks + s2.rechecks > 0 {
+            RECHECKED.store(true, Relaxed);
+        }
+        if s1.failures + s2.failures > 0 {
+            LOST.store(true, Relaxed);
         }
     });
-    assert!(COUNTED.load(Relaxed), "no interleaving counted a recheck");
+    assert!(RECHECKED.load(Relaxed), "no interleaving counted a recheck");
+    assert!(LOST.load(Relaxed), "no interleaving counted a lost CAS as a failure");
 }
 
 seam::tests!(
@@ -146,6 +169,6 @@ seam::tests!(
     two_thieves_and_a_pushing_owner,
     a_poll_never_misses_a_present_task,
     the_queue_survives_a_lost_last_task,
-    a_moved_base_is_counted_as_a_recheck,
+    rechecks_and_lost_cas_are_counted,
     a_reused_slot_is_not_taken_for_its_old_index,
 );
