@@ -141,9 +141,26 @@ pub struct Race {
     /// From the barrier's release to the owner's last push. Near `elapsed`, the owner set the
     /// pace and the thieves waited for its pushes (`race-rounds`).
     pub pushed: Duration,
+    /// The tasks the owner pushed.
+    pub tasks: usize,
 }
 
 impl Race {
+    /// Nanoseconds per task, from the release to the last thief's exit (the lab's figure).
+    pub fn ns_per_task(&self) -> f64 {
+        self.elapsed.as_nanos() as f64 / self.tasks as f64
+    }
+
+    /// The owner's nanoseconds per push, from the release to its last push.
+    pub fn owner_ns_per_push(&self) -> f64 {
+        self.pushed.as_nanos() as f64 / self.tasks as f64
+    }
+
+    /// `n` events per 1,000 tasks.
+    pub fn per_thousand_tasks(&self, n: u64) -> f64 {
+        n as f64 * 1_000.0 / self.tasks as f64
+    }
+
     /// Failed CAS attempts per attempt, the article's `fail/attempt` column.
     pub fn fail_rate(&self) -> f64 {
         self.stats.fail_rate()
@@ -198,7 +215,7 @@ pub fn race<C: Contended>(queue: &C, tasks: usize, thieves: usize) -> Result<Rac
     let pushed = t0.elapsed();
     // Release: every push above happens before a thief that sees `done` polls for the last time.
     done.store(true, Ordering::Release);
-    let mut race = Race { pushed, ..Race::default() };
+    let mut race = Race { pushed, tasks, ..Race::default() };
     for h in handles {
         let (stats, got) = h.join().map_err(|_| "a thief panicked".to_string())?;
         if stats.attempts != got + stats.failures {
@@ -218,4 +235,19 @@ pub fn race<C: Contended>(queue: &C, tasks: usize, thieves: usize) -> Result<Rac
         Some(id) => Err(format!("task {id} was taken {} times", taken[id].load(Ordering::Relaxed))),
         None => Ok(race),
     }
+}
+
+/// [`race`] for a probe: an error (a task lost or taken twice, a thief that panicked) ends the
+/// process, after `probe` says what went wrong.
+pub fn race_or_exit<C: Contended>(probe: &str, queue: &C, tasks: usize, thieves: usize) -> Race {
+    race(queue, tasks, thieves).unwrap_or_else(|e| {
+        eprintln!("{probe}: {e}");
+        std::process::exit(1);
+    })
+}
+
+/// Chapter 4's queue (the pool's) as `queue-ops` and `race-rounds` run it: first capacity 64,
+/// so that `queue-ops`' batch of 64 fits without growing; it grows as a race's backlog does.
+pub fn our_queue() -> ch04_grow::Owner<usize> {
+    ch04_grow::new::<usize>(64).0
 }

@@ -9,7 +9,7 @@
 //! Every run checks that each task was taken exactly once and that
 //! attempts = successes + failures; a violation exits with status 1.
 
-use probes::contention::race;
+use probes::contention::race_or_exit;
 
 struct Args {
     tasks: usize,
@@ -49,13 +49,9 @@ fn main() {
     for &n in &args.thieves {
         let mut runs = Vec::new();
         for _ in 0..args.runs {
-            match race(&ch02_poll::new::<usize>(1 << 16), args.tasks, n) {
-                Ok(race) => runs.push((race.fail_rate(), (race.stats, race.stolen))),
-                Err(e) => {
-                    eprintln!("poll-contention: thieves={n}: {e}");
-                    std::process::exit(1);
-                }
-            }
+            let probe = format!("poll-contention: thieves={n}");
+            let race = race_or_exit(&probe, &ch02_poll::new::<usize>(1 << 16), args.tasks, n);
+            runs.push((race.fail_rate(), (race.stats, race.stolen)));
         }
         // The counts printed are the median run's, so they agree with its fail/attempt.
         let (stats, got) = probes::median_run(&runs);

@@ -27,9 +27,10 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use ch02_poll::PollStats;
-use probes::contention::{Contended, ContendedThief, Crossbeam, race};
+use probes::contention::{Contended, ContendedThief, Crossbeam, our_queue, race_or_exit};
 use probes::protocol::Protocol;
 
+/// Tasks per batch: `our_queue`'s first capacity, so that a batch fits without growing.
 const BATCH: usize = 64;
 
 /// Nanoseconds per push+pop pair, over `rounds` batches.
@@ -81,10 +82,9 @@ fn main() {
     let o = probes::start("queue-ops", USAGE, parse);
     if let Some(what) = &o.count {
         let rounds = (o.tasks / BATCH).max(1);
-        let ours = || ch04_grow::new::<usize>(BATCH);
         black_box(match what.as_str() {
-            "ours:push+pop" => push_pop(&ours().0, rounds),
-            "ours:push+steal" => push_steal(&ours().0, rounds),
+            "ours:push+pop" => push_pop(&our_queue(), rounds),
+            "ours:push+steal" => push_steal(&our_queue(), rounds),
             "crossbeam:push+pop" => push_pop(&Crossbeam::new(), rounds),
             "crossbeam:push+steal" => push_steal(&Crossbeam::new(), rounds),
             other => {
@@ -103,12 +103,11 @@ fn main() {
         probes::machine()
     );
     let rounds = (o.tasks / BATCH).max(1);
-    let ours = || ch04_grow::new::<usize>(BATCH);
     measure(
         &o,
         "push+pop",
         0,
-        |_| push_pop(&ours().0, rounds),
+        |_| push_pop(&our_queue(), rounds),
         |_| push_pop(&Crossbeam::new(), rounds),
         None,
     );
@@ -116,25 +115,18 @@ fn main() {
         &o,
         "push+steal",
         0,
-        |_| push_steal(&ours().0, rounds),
+        |_| push_steal(&our_queue(), rounds),
         |_| push_steal(&Crossbeam::new(), rounds),
         None,
     );
     for &k in &o.thieves {
-        let contended = |r: Result<probes::contention::Race, String>| match r {
-            Ok(r) => r.elapsed.as_nanos() as f64 / o.tasks as f64,
-            Err(e) => {
-                eprintln!("queue-ops: {e}");
-                std::process::exit(1);
-            }
-        };
         measure(
             &o,
             "1+k thieves",
             k,
-            |k| contended(race(&ours().0, o.tasks, k)),
-            |k| contended(race(&Crossbeam::new(), o.tasks, k)),
-            Some(&|k| contended(race(&Protocol::new(), o.tasks, k))),
+            |k| race_or_exit("queue-ops", &our_queue(), o.tasks, k).ns_per_task(),
+            |k| race_or_exit("queue-ops", &Crossbeam::new(), o.tasks, k).ns_per_task(),
+            Some(&|k| race_or_exit("queue-ops", &Protocol::new(), o.tasks, k).ns_per_task()),
         );
     }
     println!("check: every task taken exactly once: yes");

@@ -19,12 +19,9 @@
 //!
 //! `cargo run --release -p probes --bin race-rounds [-- --rounds 12 --tasks 200000]`
 
-use probes::contention::{Crossbeam, Race, race};
+use probes::contention::{Crossbeam, Race, our_queue, race_or_exit};
 
 const USAGE: &str = "race-rounds [--rounds N] [--tasks N]";
-
-/// The queue's first capacity, as `queue-ops` gives it: it grows as the backlog does.
-const CAPACITY: usize = 64;
 
 struct Opts {
     rounds: usize,
@@ -48,29 +45,6 @@ fn parse() -> Result<Opts, lexopt::Error> {
     Ok(o)
 }
 
-/// One round's figures for one queue.
-struct Round {
-    ns_per_task: f64,
-    owner_ns_per_push: f64,
-    /// Per 1,000 tasks (ours only: crossbeam counts neither).
-    stalls: f64,
-    empty: f64,
-}
-
-fn round(r: Result<Race, String>, tasks: usize) -> Round {
-    let r = r.unwrap_or_else(|e| {
-        eprintln!("race-rounds: {e}");
-        std::process::exit(1);
-    });
-    let per = |n: u64| n as f64 * 1_000.0 / tasks as f64;
-    Round {
-        ns_per_task: r.elapsed.as_nanos() as f64 / tasks as f64,
-        owner_ns_per_push: r.pushed.as_nanos() as f64 / tasks as f64,
-        stalls: per(r.stats.stalls),
-        empty: per(r.stats.empty),
-    }
-}
-
 fn main() {
     let o = probes::start("race-rounds", USAGE, parse);
     println!(
@@ -86,12 +60,11 @@ fn main() {
     );
     let mut rows = Vec::with_capacity(o.rounds);
     for i in 1..=o.rounds {
-        let (queue, _) = ch04_grow::new::<usize>(CAPACITY);
-        let ours = round(race(&queue, o.tasks, 1), o.tasks);
-        let theirs = round(race(&Crossbeam::new(), o.tasks, 1), o.tasks);
+        let ours = race_or_exit("race-rounds", &our_queue(), o.tasks, 1);
+        let theirs = race_or_exit("race-rounds", &Crossbeam::new(), o.tasks, 1);
         rows.push((i, ours, theirs));
     }
-    rows.sort_by(|a, b| a.1.ns_per_task.total_cmp(&b.1.ns_per_task));
+    rows.sort_by(|a, b| a.1.ns_per_task().total_cmp(&b.1.ns_per_task()));
     println!(
         "{:>5}  {:>12} {:>12} {:>9} {:>9}  {:>16} {:>12}",
         "round",
@@ -105,18 +78,18 @@ fn main() {
     for (i, ours, theirs) in &rows {
         println!(
             "{i:>5}  {:>12.1} {:>13.1} {:>9.1} {:>9.1}  {:>17.1} {:>13.1}",
-            ours.ns_per_task,
-            ours.owner_ns_per_push,
-            ours.stalls,
-            ours.empty,
-            theirs.ns_per_task,
-            theirs.owner_ns_per_push
+            ours.ns_per_task(),
+            ours.owner_ns_per_push(),
+            ours.per_thousand_tasks(ours.stats.stalls),
+            ours.per_thousand_tasks(ours.stats.empty),
+            theirs.ns_per_task(),
+            theirs.owner_ns_per_push()
         );
     }
     // The owner set the pace where its pushes took most of the round.
-    let paced = rows.iter().filter(|(_, o, _)| o.owner_ns_per_push >= 0.9 * o.ns_per_task).count();
-    let theirs_paced =
-        rows.iter().filter(|(_, _, t)| t.owner_ns_per_push >= 0.9 * t.ns_per_task).count();
+    let owner_paced = |r: &Race| r.owner_ns_per_push() >= 0.9 * r.ns_per_task();
+    let paced = rows.iter().filter(|(_, o, _)| owner_paced(o)).count();
+    let theirs_paced = rows.iter().filter(|(_, _, t)| owner_paced(t)).count();
     println!(
         "# rounds where the owner's pushes took at least 90% of the round: ours {paced} of {}, \
          crossbeam {theirs_paced} of {}",
