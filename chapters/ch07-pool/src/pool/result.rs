@@ -40,12 +40,8 @@ impl<R> ResultSlot<R> {
         }
     }
 
-    pub(super) fn is_done(&self) -> bool {
-        self.done.is_done() // Acquire inside: pairs with `set`'s Release
-    }
-
     /// # Safety
-    /// Only after `is_done()` returned true, and once.
+    /// Only after `done.is_done()` returned true, and once.
     pub(super) unsafe fn take(&self) -> std::thread::Result<R> {
         // SAFETY: the caller saw `done`: the task has written `value` and is gone.
         unsafe { (*self.value.get()).take().expect("taken once, after done") }
@@ -174,7 +170,7 @@ impl<R> Handle<R> {
 
     /// Whether the task has finished.
     pub fn is_done(&self) -> bool {
-        self.task.slot().is_done()
+        self.task.slot().done.is_done()
     }
 }
 
