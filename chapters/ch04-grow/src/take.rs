@@ -1,8 +1,9 @@
 //! The two takers of chapters 2 and 3, for a queue whose array can be replaced.
 //!
-//! Each is its chapter's function with one change: the array is read from `q.array()` at the
-//! top of every round instead of being a fixed field, exactly as the JDK's `poll` and
-//! `nextLocalTask` read `array` into a local. The page shows the diff. (These repeat chapters
+//! Each is its chapter's function with one change: the array is read from `q.array()` instead
+//! of being a fixed field, as the JDK's `poll` and `nextLocalTask` read `array` into a local:
+//! `poll` at the top of every round, `next_local_task` once per call (the owner is the one who
+//! grows). The page shows the diff. (These repeat chapters
 //! 2 and 3 on purpose: the book prints them side by side.)
 //!
 //! Why a round that read the *old* array is still right: `grow` empties every old slot it
