@@ -101,7 +101,7 @@ pub fn push<T>(q: &WorkQueue<T>, task: T) -> Result<(), Full<T>> {
     }
     // The JDK moves top first, then fills the slot: a thief that sees the new top before the
     // task finds a null slot inside base..top, which is the "stall" its poll waits out.
-    q.top.store(s.wrapping_add(1), Ordering::Relaxed); // putIntOpaque-like: owner's own field
+    q.top.store(s.wrapping_add(1), Ordering::Relaxed); // a plain store in the JDK: owner's own field
     let p = reclaim::boxed(task);
     // SeqCst swap (the JDK's "fully fenced" getAndSetReference): Release publishes the task's
     // contents to the thief whose Acquire load reads this pointer.
