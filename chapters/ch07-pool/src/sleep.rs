@@ -6,7 +6,7 @@
 //! both miss the other side's store, so either the worker's recheck finds the task, or the
 //! producer finds the worker and wakes it. Without the recheck, a task pushed just before the
 //! announcement is seen by no one: a lost wake-up. [JDK 25: `deactivate`/`awaitWork` and
-//! `signalWork`, which do the same with the `ctl` word and `LockSupport.park`]
+//! `signalWork`, which do the same with the `ctl` word and `Unsafe.park`]
 
 use crate::sync::Ordering::SeqCst;
 use crate::sync::{AtomicUsize, Condvar, Mutex, fence};

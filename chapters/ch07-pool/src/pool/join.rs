@@ -5,7 +5,8 @@ use super::*;
 // ANCHOR: join_in_task
 /// Forks `b` and runs `a` on the current worker, then waits for `b` while helping; returns both
 /// results. A panic in either reaches the caller, after both have finished. Panics when not
-/// called from a task. [JDK: `ForkJoinTask.invokeAll(a, b)`: fork, compute, join]
+/// called from a task. [JDK: `ForkJoinTask.invokeAll(a, b)`: fork, compute, join; but when `a`
+/// fails the JDK cancels `b` and throws at once, where we wait for `b` (it may borrow)]
 ///
 /// The forked task, `b` and the slot for its result, lives in this frame, not in an
 /// allocation: this call does not return before `b` has run, so the frame outlives the task
@@ -155,7 +156,8 @@ fn give_up_if_broken(shared: &Shared) {
 }
 
 /// Forks `f` from inside a task: it goes to this worker's queue. Returns its handle, or `f`
-/// back, unrun, when not called on a worker, or after shutdown. [JDK: `ForkJoinTask.fork`]
+/// back, unrun, when not called on a worker, or after shutdown. [JDK: `ForkJoinTask.fork`,
+/// which off a worker submits to the common pool instead]
 pub fn fork<F, R>(f: F) -> Result<Handle<R>, Rejected<F>>
 where
     F: FnOnce() -> R + Send + 'static,

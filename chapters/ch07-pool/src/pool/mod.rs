@@ -272,7 +272,8 @@ impl<I: WaitOps> ThreadPoolWith<I> {
     }
 
     /// Stops accepting tasks: every later `submit` (and every `fork` inside a task) is rejected
-    /// with its task handed back. Tasks already accepted still run. [JDK: `shutdown`]
+    /// with its task handed back. Tasks already accepted still run. [JDK: `shutdown`, which
+    /// rejects only outside submissions: a worker's fork still goes into its queue]
     pub fn close(&self) {
         // SeqCst: pairs with `push`'s announce-then-check and with `may_exit`.
         self.shared.shutdown.store(true, SeqCst);
