@@ -22,9 +22,9 @@ pub fn try_lock_phase(phase: &AtomicI32) -> bool {
     }
     // Release fence, the seqlock writer's half: the holder's writes that follow cannot be
     // seen by a reader without that reader also seeing this new version (see read_stable).
-    // A Rust read-modify-write orders only what comes *before* it as a release; HotSpot
-    // compiles the JDK's CAS to a full fence, so the JDK has no line for this (the Java memory
-    // model promises only a volatile read and write).
+    // A Rust read-modify-write orders only what comes *before* it as a release. The JDK has no
+    // line for this: the Java memory model promises a CAS only a volatile read and write, and
+    // on x86 HotSpot's locked CAS happens to be a full fence.
     fence(Release);
     true
 }

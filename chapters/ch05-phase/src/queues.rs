@@ -163,7 +163,8 @@ impl<T, P: PhaseOps> Queues<T, P> {
     /// the slot `probe & EXTERNAL_ID_MASK & (len - 1)`. An empty slot gets a new queue, born
     /// locked (its phase is just its id, IDLE clear). A queue that is locked by someone else
     /// sends the thread elsewhere: its probe moves on (xorshift) and it tries again, so
-    /// that submitters that collide once spread out for good. [JDK: `submissionQueue`]
+    /// that submitters that collide once spread out for good. [JDK: `submissionQueue`, which
+    /// after a collision prefers an empty slot (a new queue) for up to `len / 2` probes]
     pub fn submission_queue(&self, probe: &mut u32) -> PhaseGuard<'_, T, P> {
         assert!(*probe != 0, "a probe of 0 is the JDK's 'not initialized'");
         let mask = self.slots.len() - 1;
@@ -220,7 +221,8 @@ pub fn advance_probe(mut r: u32) -> u32 {
 }
 
 /// A fresh, random, non-zero probe. A submitting thread keeps one and passes it to
-/// [`Queues::submission_queue`] (the JDK keeps one per thread in `ThreadLocalRandom`).
+/// [`Queues::submission_queue`] (the JDK keeps one per thread, in `Thread`'s
+/// `threadLocalRandomProbe`, through `ThreadLocalRandom`).
 pub fn new_probe() -> u32 {
     use std::hash::{BuildHasher, RandomState};
     (RandomState::new().hash_one(std::thread::current().id()) as u32) | 1

@@ -58,7 +58,7 @@ thread_local! {
 
 /// A minimal pool: `workers` threads, each owning the queue at index `2w + 1`, taking its own
 /// tasks LIFO and otherwise scanning every other queue from a random start with an odd stride,
-/// as JDK 25's `runWorker` does. Idle workers spin, yield and then sleep briefly; chapter 7
+/// as JDK 25's `runWorker` does (it visits its own slot too, empty by then). Idle workers spin, yield and then sleep briefly; chapter 7
 /// replaces that with signalling and parking. Generic over the steal accounting `S`.
 pub struct Pool<S: StealOps = Reference> {
     shared: Arc<Shared>,
@@ -169,7 +169,8 @@ pub fn join_workers(workers: &mut Vec<JoinHandle<()>>) {
 }
 
 /// Pushes `job` into the current worker's own queue, when called from inside a task; returns
-/// the job back when this thread is not a pool worker. [JDK: `ForkJoinTask.fork`]
+/// the job back when this thread is not a pool worker. [JDK: `ForkJoinTask.fork`, which off a
+/// worker submits to the common pool instead]
 pub fn fork(f: impl FnOnce() + Send + 'static) -> Result<(), Job> {
     let job: Job = Box::new(f);
     match CURRENT.get() {
@@ -228,7 +229,8 @@ fn submit_job<T>(queues: &Queues<T>, job: T) -> Result<(), Full<T>> {
 
 /// One scan of every queue but `own`, from a start and an odd stride drawn from `r` (an odd
 /// stride over a power-of-two array visits every slot): the first task stolen, and the index of
-/// the queue it came from. [JDK: the scan loop of `runWorker`]
+/// the queue it came from. [JDK: the scan loop of `runWorker`, which does not skip its own
+/// slot: that queue is empty by then]
 pub fn scan<T>(queues: &Queues<T>, own: usize, r: u32) -> Option<(usize, T)> {
     let n = queues.len();
     let (mut i, step) = (r as usize, ((r >> 16) | 1) as usize);
@@ -256,7 +258,8 @@ pub fn pop_own<T>(q: &Queue<T>) -> Option<T> {
 pub fn steal<T>(q: &Queue<T>) -> Option<T> {
     // An empty queue costs two loads, not a pin: a scan passes over many empty queues, and a
     // task pushed just after this look is found by the next scan (or by the idle worker's
-    // recheck). [JDK: `scan` reads the slot at base and moves on when it is null]
+    // recheck). [JDK: `runWorker`'s scan moves on when the slots at `b`, `b + 1` and `b + 2`
+    // are all null; it never reads `top`]
     if q.work().is_empty() {
         return None;
     }

@@ -26,8 +26,9 @@ pub fn count_take(nsteals: &AtomicU32, from: usize, own: usize) {
 // ANCHOR: retire
 /// A worker is leaving: its count moves to the pool's `steal_count`, so that it outlives the
 /// worker. Zero first, then add: a reader in between misses the count for a moment
-/// (an undercount, as the JDK's order gives) but never counts it twice.
-/// [JDK: `stealCount += ns` in `deregisterWorker`]
+/// (an undercount, as the JDK's order gives) but never counts it twice. [JDK:
+/// `deregisterWorker` never zeroes `nsteals`: it unlinks the worker's queue (`qs[i] = null`),
+/// then does `stealCount += ns`, under the `runState` lock, and neither once STOP is set]
 pub fn retire(nsteals: &AtomicU32, steal_count: &AtomicU64) {
     let ns = nsteals.swap(0, Relaxed); // Relaxed: a statistic; the swap makes it "once"
     // Release: a reader whose Acquire load sees this add also sees the zero above, so it

@@ -7,8 +7,9 @@
 //! workers than cores, the thread in the middle of its two stores can be descheduled for a
 //! whole time slice, and every thief that reaches its queue spins (pinned, so that no task
 //! memory can be recycled either) until the scheduler runs it again. So JDK 25's workers do
-//! not call `poll`: the scan in `runWorker` reads the slot itself and, on a stall, gives up
-//! on that queue and scans again. `try_poll` and `scan` do the same.
+//! not call `poll`: the scan in `runWorker` reads the slot itself and, on a stall, abandons
+//! the whole pass and starts another from a new random origin. `try_poll` and `scan` give up
+//! on the stalled queue too, but finish the pass before scanning again.
 //!
 //! `try_poll` repeats chapter 4's `poll` on purpose, so that the page can print the two side
 //! by side (`figures/changes.diff`): only the stall branch differs.
@@ -91,7 +92,7 @@ pub fn steal<T>(q: &Queue<T>) -> Polled<T> {
 /// One scan of every queue but `own`, from a start and an odd stride drawn from `r`, as in
 /// chapter 6: the first task stolen and the index of its queue. A stalled queue is passed
 /// over, and the scan says so, so that the worker scans again instead of going idle.
-/// [JDK 25: the scan loop of `runWorker`]
+/// [JDK 25: the scan loop of `runWorker`, which abandons the pass at a stall]
 pub fn scan<T>(queues: &Queues<T>, own: usize, r: u32) -> Polled<(usize, T)> {
     let n = queues.len();
     let (mut i, step) = (r as usize, ((r >> 16) | 1) as usize);

@@ -42,7 +42,8 @@ pub fn looked_empty<T>(q: &WorkQueue<T>) -> bool {
 // ANCHOR: leaves_work
 /// A thief has just taken a task from `q` (and moved `base` past it): whether a task waits at
 /// the new `base`, so that the thief must wake another worker for it. [JDK 25: the scan in
-/// `runWorker` calls `signalWork` when the slot after the one it took is not null]
+/// `runWorker` calls `signalWork` when the slot at `b + 1` is not null and the task came from
+/// another queue than its last steal (or is no-user-help); ours asks after every steal]
 pub fn leaves_work<T>(q: &WorkQueue<T>) -> bool {
     // Acquire: pairs with the takers' base stores; at least one past the task we took.
     let b = q.base.load(Acquire);

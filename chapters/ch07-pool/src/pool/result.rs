@@ -160,8 +160,9 @@ impl<R> Handle<R> {
     ///
     /// A worker of any pool helps *its own* pool, even when the task belongs to another: two
     /// pools whose every worker waits on the other would otherwise deadlock, each task queued
-    /// behind a worker that only sleeps. (rayon's workers do the same; the JDK compensates with a
-    /// spare worker.) A thread outside every pool parks.
+    /// behind a worker that only sleeps. (rayon's workers do the same; the JDK's `tryCompensate`
+    /// wakes an idle worker, lowers the active count, or as a last resort adds a spare.) A
+    /// thread outside every pool parks.
     pub fn join(self) -> std::thread::Result<R> {
         wait_until(&self.task.slot().done, self.pool.as_ref().map(|(s, helps)| (&**s, *helps)));
         // SAFETY: `wait_until` returned: `done` is true, and `join` consumes the only handle.
