@@ -4,18 +4,30 @@
 //! Chapter 6 queued boxed closures, `Box<dyn FnOnce()>`; the queue boxes each task again to give
 //! its slot a thin pointer (chapter 2), so every fork cost two allocations. A `Task` is three
 //! words with no owner of its own: a submitted or forked task's closure and result slot are one
-//! `Arc`, shared with its handle (`Task::shared`), and a task forked by `join_in_task` lives in
-//! the joiner's frame (`Task::on_stack`), which does not return before the task has run. That
-//! leaves the queue's box, reused from earlier takes, as the only other allocation.
+//! heap allocation, shared with its handle (`Task::heap`; whichever of the two is done with it
+//! last frees it, as its `Done` decides, with no reference count), and a task forked by
+//! `join_in_task` lives in the joiner's frame (`Task::on_stack`), which does not return before
+//! the task has run. That leaves the queue's box, reused from earlier takes, as the only other
+//! allocation.
 //! [JDK: the queues hold `ForkJoinTask` references; the garbage collector frees them]
 
 use std::mem::ManuallyDrop;
-use std::sync::Arc;
+use std::ptr::NonNull;
 
-/// A job a [`Task`] can share: run once, from any thread.
-pub(crate) trait RunOnce: Send + Sync {
-    /// Runs the job; called once per job.
-    fn run_once(&self);
+/// A job on the heap that a [`Task`] shares with whoever waits for its result, and that frees
+/// itself when the task is the last one done with it.
+pub(crate) trait HeapJob: Send + Sync {
+    /// Runs the job, then frees it if no one waits for it any more.
+    ///
+    /// # Safety
+    /// `this` is live (its waiter frees it only after the run or the drop below) and this is
+    /// the one call of the two, once.
+    unsafe fn run_shared(this: *const Self);
+    /// Disposes of the job unrun (its waiter is told so), freeing it if no one waits.
+    ///
+    /// # Safety
+    /// As `run`.
+    unsafe fn drop_shared(this: *const Self);
 }
 
 /// A task to run once: `run(data)` runs it, `drop(data)` disposes of it unrun.
@@ -34,23 +46,26 @@ pub(crate) struct Task {
 unsafe impl Send for Task {}
 
 impl Task {
-    /// `job` behind an `Arc` (shared with whoever waits for its result); running the task runs
-    /// `job` once and drops the task's reference.
-    pub(crate) fn shared<J: RunOnce + 'static>(job: Arc<J>) -> Task {
+    /// A task that runs (or drops) the heap job `job`, which it shares with whoever waits for
+    /// its result.
+    ///
+    /// # Safety
+    /// `job` stays live until the task has run or dropped it, as `J`'s `HeapJob` contract
+    /// says; this is the one task made of it.
+    pub(crate) unsafe fn heap<J: HeapJob + 'static>(job: NonNull<J>) -> Task {
         /// # Safety
-        /// `data` came from `Arc::<J>::into_raw` in `shared`, and this is the one call on it.
-        unsafe fn run<J: RunOnce>(data: *const ()) {
-            // SAFETY: as above: the task's own reference, given back here.
-            let job = unsafe { Arc::from_raw(data as *const J) };
-            job.run_once();
+        /// `data` is the `J` given to `heap`, and this is the one call on it.
+        unsafe fn run<J: HeapJob>(data: *const ()) {
+            // SAFETY: as above: live, and the one call.
+            unsafe { J::run_shared(data.cast()) }
         }
         /// # Safety
         /// As `run`.
-        unsafe fn drop<J>(data: *const ()) {
+        unsafe fn drop<J: HeapJob>(data: *const ()) {
             // SAFETY: as `run`.
-            std::mem::drop(unsafe { Arc::from_raw(data as *const J) })
+            unsafe { J::drop_shared(data.cast()) }
         }
-        Task { data: Arc::into_raw(job) as *const (), run: run::<J>, drop: drop::<J> }
+        Task { data: job.as_ptr() as *const (), run: run::<J>, drop: drop::<J> }
     }
 
     /// A task whose state lives elsewhere (in `join_in_task`'s frame): `run(data)` runs it.

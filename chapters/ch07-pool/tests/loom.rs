@@ -3,7 +3,8 @@
 //! leaves a worker parked forever with a task waiting, and loom reports the deadlock. Of the
 //! signal rule, over a real chapter 4 queue: a task that needs a worker of its own must get
 //! one, whichever push or steal skips its signal. Of fork/join on two workers. And of a thread
-//! outside the pool that parks until the task it waits for wakes it (`src/done.rs`).
+//! outside the pool that parks until the task it waits for wakes it, and of a handle that lets
+//! go of its task while the task finishes (`src/done.rs`).
 //!
 //! `RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=3 cargo test -p ch07-pool --release --test loom`
 #![cfg(loom)]
@@ -222,11 +223,52 @@ fn an_outside_waiter_wakes_and_sees_the_result() {
         let t = thread::spawn(move || {
             task.1.store(42, Relaxed); // Relaxed: the result; `set` publishes it
             // SAFETY: `task` keeps the `Done` alive; the one call.
-            unsafe { Done::set(&task.0) };
+            let let_go = unsafe { Done::set(&task.0) };
+            assert!(!let_go, "a waiter that waits does not let go");
         });
         waited.0.wait(|| {});
         assert_eq!(waited.1.load(Relaxed), 42, "the waiter woke and saw the result");
         t.join().unwrap();
+    });
+}
+
+/// A task and its handle, each about to be done with the memory they share: the result (a loom
+/// cell, written by the task), the task's `Done`, and how many times it was freed.
+type SharedTask = (Done, loom::cell::UnsafeCell<u64>, AtomicUsize);
+
+/// Frees the shared task, as `result::free` does: drops the result, which it must see whole.
+fn free(task: &SharedTask) {
+    // SAFETY: loom checks the access: the task's write must happen before it.
+    let result = task.1.with(|p| unsafe { *p });
+    assert_eq!(result, 42, "the one who frees sees the result it drops");
+    task.2.fetch_add(1, Relaxed); // Relaxed: counted, then read after both threads joined
+}
+
+/// A handle dropped unjoined lets go of its task (`Done::let_go`) while the task finishes
+/// (`Done::set`): in every schedule exactly one of the two frees the memory they share (the
+/// task if the handle let go first, the handle if the task finished first), and whoever frees
+/// it sees the result it drops. The pool's own code (`src/done.rs`), checked by its library
+/// mutants.
+#[test]
+fn the_last_one_out_frees_a_let_go_task() {
+    ch07_pool::sync::model(|| {
+        let handle: Arc<SharedTask> =
+            Arc::new((Done::new(), loom::cell::UnsafeCell::new(0), AtomicUsize::new(0)));
+        let task = handle.clone();
+        let t = thread::spawn(move || {
+            // SAFETY: loom checks the access; no one reads the result before `set`.
+            task.1.with_mut(|p| unsafe { *p = 42 });
+            // SAFETY: `task` keeps the `Done` alive; the one call.
+            if unsafe { Done::set(&task.0) } {
+                free(&task);
+            }
+        });
+        // SAFETY: as above; the one waiter, which lets go and touches it no more.
+        if unsafe { Done::let_go(&handle.0) } {
+            free(&handle);
+        }
+        t.join().unwrap();
+        assert_eq!(handle.2.load(Relaxed), 1, "the shared task is freed exactly once");
     });
 }
 

@@ -542,3 +542,44 @@ fn a_broken_pool_names_the_panic_that_broke_it() {
     let why = why.expect("a wait gave up on the broken pool");
     assert!(why.contains("an await_work that panics"), "the waiter's message: {why}");
 }
+
+/// A handle dropped unjoined, before its task ran and after it finished, and one joined: each
+/// task's closure and result are dropped exactly once (a leak counts 0, a double free 2 or a
+/// crash). The task and its handle share one allocation and no reference count; whichever is
+/// done with it last frees it (`src/done.rs`, `Done::let_go`).
+#[test]
+fn a_dropped_handle_frees_its_task_once() {
+    /// Counts its drops.
+    struct Counted(Arc<AtomicUsize>);
+    impl Drop for Counted {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Relaxed); // Relaxed: read after the pool's shutdown
+        }
+    }
+    within(30, "dropped handles", || {
+        let pool = ch07_pool::ThreadPool::new(1);
+        let drops = Arc::new(AtomicUsize::new(0));
+        let (go, gate) = mpsc::channel::<()>();
+        // Before it ran: the task waits at the gate until its handle is gone.
+        let (captured, result) = (Counted(drops.clone()), Counted(drops.clone()));
+        let early = pool.submit(move || {
+            gate.recv().unwrap();
+            drop(captured);
+            result
+        });
+        drop(early.unwrap());
+        go.send(()).unwrap();
+        // After it finished.
+        let result = Counted(drops.clone());
+        let late = pool.submit(move || result).unwrap();
+        while !late.is_done() {
+            std::thread::yield_now();
+        }
+        drop(late);
+        // Joined: the caller drops the result.
+        let result = Counted(drops.clone());
+        drop(pool.submit(move || result).unwrap().join().unwrap());
+        pool.shutdown();
+        assert_eq!(drops.load(Relaxed), 4, "2 results and 1 capture of dropped handles, 1 joined");
+    });
+}

@@ -11,7 +11,9 @@
 
 use std::cell::{Cell, UnsafeCell};
 use std::marker::PhantomData;
+use std::mem::ManuallyDrop;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
+use std::ptr::NonNull;
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize};
 use std::sync::{Arc, PoisonError};
@@ -26,7 +28,7 @@ use crossbeam_utils::CachePadded;
 use crate::done::Done;
 use crate::scan::{Polled, scan};
 use crate::sync::yield_now;
-use crate::task::{RunOnce, Task};
+use crate::task::{HeapJob, Task};
 use crate::{Reference, Sleep, WaitOps};
 
 mod join;

@@ -3,8 +3,9 @@
 use super::*;
 
 /// The result of one task: written once by the task, then published by `done`; read once by
-/// whoever waits for it, after `done`. It lives in an `Arc` shared with a [`Handle`] (`submit`,
-/// `fork`), or in the frame of `join_in_task`, which does not return before the task has run.
+/// whoever waits for it, after `done`. It lives in a heap allocation shared with a [`Handle`]
+/// (`submit`, `fork`), or in the frame of `join_in_task`, which does not return before the task
+/// has run.
 pub(super) struct ResultSlot<R> {
     /// Set once `value` is written (and the waiter woken, if one parked: `crate::done`);
     /// after that the task never touches the slot.
@@ -23,20 +24,19 @@ impl<R> ResultSlot<R> {
         ResultSlot { done: Done::new(), value: UnsafeCell::new(None) }
     }
 
-    /// Runs `f` and stores its result (or its panic, also counted in the pool's stats), then
-    /// publishes it. Takes a raw pointer: the waiter may free the slot as soon as `done` is
-    /// true, so no reference to it may outlive that store.
+    /// Stores `result` (a value, or a panic) and publishes it. Takes a raw pointer: the waiter
+    /// may free the slot as soon as `done` is true, so no reference to it may outlive that
+    /// store. Returns true when the waiter let go first: the caller then frees the memory.
     ///
     /// # Safety
-    /// `this` points to a live slot until `done` is set, and `run` is called once per slot.
-    unsafe fn run(this: *const Self, f: impl FnOnce() -> R) {
-        let result = call(f);
+    /// `this` points to a live slot until `done` is set, and this is called once per slot.
+    unsafe fn finish(this: *const Self, result: std::thread::Result<R>) -> bool {
         // SAFETY: the slot is alive (caller), and no one reads `value` before `done`. `set`
         // publishes the value above (Release) and touches nothing after it says done: the
         // waiter can free the slot at once.
         unsafe {
             *(*this).value.get() = Some(result);
-            Done::set(&raw const (*this).done);
+            Done::set(&raw const (*this).done)
         }
     }
 
@@ -49,8 +49,8 @@ impl<R> ResultSlot<R> {
 }
 
 /// A task not yet run: its closure and the slot for its result. In `join_in_task`'s frame for a
-/// forked half, or in one `Arc` that the queued task and the [`Handle`] share for `submit` and
-/// `fork`.
+/// forked half, or in one heap allocation that the queued task and the [`Handle`] share for
+/// `submit` and `fork` (freed by the last one done with it, as `done` decides: `HeapJob`).
 pub(super) struct Pending<F, R> {
     /// Taken once, by the run.
     f: UnsafeCell<Option<F>>,
@@ -67,17 +67,19 @@ impl<F: FnOnce() -> R, R> Pending<F, R> {
         Pending { f: UnsafeCell::new(Some(f)), slot: ResultSlot::new() }
     }
 
-    /// Runs the closure into the slot. A raw pointer, as `ResultSlot::run` takes: the waiter
-    /// may free a frame-held task as soon as `done` is set.
+    /// Runs the closure into the slot (its panic too, counted in the pool's stats). A raw
+    /// pointer, as `ResultSlot::finish` takes: the waiter may free the task as soon as `done`
+    /// is set. Returns true when the waiter let go first: the caller frees the memory.
     ///
     /// # Safety
     /// `this` points to a live `Pending` until its slot is done, and this is called once.
-    unsafe fn run(this: *const Self) {
+    unsafe fn run(this: *const Self) -> bool {
         // SAFETY: live (caller); the one call, so no one else touches `f`.
         let f = unsafe { (*(*this).f.get()).take() }.expect("a task runs once");
-        // SAFETY: `slot` is live until it is done, and is run once; nothing here touches
-        // `this` after `ResultSlot::run` publishes the result.
-        unsafe { ResultSlot::run(&raw const (*this).slot, f) }
+        let result = call(f);
+        // SAFETY: `slot` is live until it is done, and is finished once; nothing here touches
+        // `this` after `finish` publishes the result.
+        unsafe { ResultSlot::finish(&raw const (*this).slot, result) }
     }
 
     /// Runs the closure on this thread and returns its result, leaving the slot alone: for a
@@ -119,16 +121,43 @@ impl<F: FnOnce() -> R, R> Pending<F, R> {
     /// As `run`, for `data` pointing to a `Pending<F, R>`.
     pub(super) unsafe fn run_erased(data: *const ()) {
         // SAFETY: as above.
-        unsafe { Self::run(data.cast()) }
+        let let_go = unsafe { Self::run(data.cast()) };
+        debug_assert!(!let_go, "a task in a frame has no handle that could let go");
     }
 }
 
-impl<F: FnOnce() -> R + Send, R: Send> RunOnce for Pending<F, R> {
-    fn run_once(&self) {
-        // SAFETY: the task's Arc keeps `self` alive through the run, and a task runs once
-        // (`Task::run` consumes it).
-        unsafe { Pending::run(self) }
+impl<F: FnOnce() -> R + Send, R: Send> HeapJob for Pending<F, R> {
+    unsafe fn run_shared(this: *const Self) {
+        // SAFETY: live until its slot is done or its handle let go (the contract), the one run.
+        if unsafe { Pending::run(this) } {
+            // SAFETY: the handle let go and the run is over: no one else holds the job.
+            unsafe { free(this) };
+        }
     }
+
+    unsafe fn drop_shared(this: *const Self) {
+        // SAFETY: live, and the one call: the closure will never run.
+        drop(unsafe { (*(*this).f.get()).take() });
+        let unrun: Box<dyn std::any::Any + Send> =
+            Box::new("the task was dropped unrun: its pool stopped without running it");
+        // SAFETY: live until done, finished once (the contract); the waiter's join returns
+        // the error above instead of waiting for a run that will not come.
+        if unsafe { ResultSlot::finish(&raw const (*this).slot, Err(unrun)) } {
+            // SAFETY: as in `run_shared`.
+            unsafe { free(this) };
+        }
+    }
+}
+
+/// Frees a submitted or forked task: its closure, if it never ran, and its result, if no one
+/// took it.
+///
+/// # Safety
+/// `this` came from `spawn`'s `Box`, and no one else will touch it: the task has finished and
+/// its handle let go, or the handle took its result (in either order, as `done` tells).
+unsafe fn free<T: ?Sized>(this: *const T) {
+    // SAFETY: the caller's.
+    drop(unsafe { Box::from_raw(this.cast_mut()) })
 }
 
 /// What a [`Handle`] needs of its task: the result slot (the closure's type is erased).
@@ -144,7 +173,10 @@ impl<F: Send, R: Send> HasSlot<R> for Pending<F, R> {
 
 /// A submitted or forked task's result. [JDK: the `ForkJoinTask` returned by `submit`/`fork`]
 pub struct Handle<R> {
-    pub(super) task: Arc<dyn HasSlot<R>>,
+    /// The task's closure and result slot, shared with the queued task until it has run.
+    /// Freed by the handle when the task had finished (`join`, or a drop after the task's
+    /// `set`), else by the task (`Done::let_go`): one CAS or swap each, no reference count.
+    pub(super) task: NonNull<dyn HasSlot<R>>,
     /// For a handle from `submit`: the pool and its waiting strategy. `None` for one from
     /// `fork`, which would otherwise bump the pool's one shared reference count on every fork
     /// and every join (the contended line that was a third of a fork's time): its `join` helps
@@ -153,7 +185,20 @@ pub struct Handle<R> {
     pub(super) pool: Option<(Arc<Shared>, Helps)>,
 }
 
+// SAFETY: the handle reads the shared task only through `HasSlot` (Send + Sync), and moves its
+// result (`R: Send`) out on whichever thread joins; `Shared` is shared by design.
+unsafe impl<R: Send> Send for Handle<R> {}
+// SAFETY: through `&Handle` only `is_done` runs, an atomic load.
+unsafe impl<R: Send> Sync for Handle<R> {}
+
 impl<R> Handle<R> {
+    /// The task's result slot.
+    fn slot(&self) -> &ResultSlot<R> {
+        // SAFETY: live while the handle is: the task frees it only after the handle let go
+        // (`Drop`), and the handle frees it only as it goes (`join`, `Drop`).
+        unsafe { self.task.as_ref() }.slot()
+    }
+
     /// Waits for the task and returns its value, or the payload of its panic. From a worker of
     /// a pool, the wait helps (runs other tasks of that pool); elsewhere it parks until the
     /// task wakes it (`crate::done`).
@@ -164,14 +209,38 @@ impl<R> Handle<R> {
     /// wakes an idle worker, lowers the active count, or as a last resort adds a spare.) A
     /// thread outside every pool parks.
     pub fn join(self) -> std::thread::Result<R> {
-        wait_until(&self.task.slot().done, self.pool.as_ref().map(|(s, helps)| (&**s, *helps)));
+        // If the wait panics (a broken pool), the handle drops and lets go.
+        wait_until(&self.slot().done, self.pool.as_ref().map(|(s, helps)| (&**s, *helps)));
         // SAFETY: `wait_until` returned: `done` is true, and `join` consumes the only handle.
-        unsafe { self.task.slot().take() }
+        let result = unsafe { self.slot().take() };
+        // The task is done with its memory: free it here, with no `let_go` (no `Drop`).
+        let this = ManuallyDrop::new(self);
+        // SAFETY: `this` is never dropped, so the `pool` read out here drops once.
+        drop(unsafe { std::ptr::read(&this.pool) });
+        // SAFETY: DONE: the task never touches it again (`Done::set`), and this was its one
+        // handle.
+        unsafe { free(this.task.as_ptr()) };
+        result
     }
 
     /// Whether the task has finished.
     pub fn is_done(&self) -> bool {
-        self.task.slot().done.is_done()
+        self.slot().done.is_done()
+    }
+}
+
+impl<R> Drop for Handle<R> {
+    /// A handle dropped unjoined lets go of its task: the task frees itself when it finishes,
+    /// or, if it has finished, the handle frees it here, and the result with it.
+    fn drop(&mut self) {
+        // A raw pointer: once `let_go` has said so, the task may free the memory at any time.
+        let done = &raw const self.slot().done;
+        // SAFETY: live (see `slot`); the one waiter's one call, not during a wait (`join`
+        // waits on `self`, which it consumes); nothing touches the task after it.
+        if unsafe { Done::let_go(done) } {
+            // SAFETY: the task has finished and will not touch it; the handle is going.
+            unsafe { free(self.task.as_ptr()) };
+        }
     }
 }
 
@@ -180,17 +249,20 @@ pub(super) fn spawn<F, R>(
     shared: &Shared,
     own: Option<usize>,
     f: F,
-) -> Result<Arc<dyn HasSlot<R>>, Rejected<F>>
+) -> Result<NonNull<dyn HasSlot<R>>, Rejected<F>>
 where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
 {
-    let spawned = Arc::new(Pending::new(f));
-    match push(shared, own, Task::shared(spawned.clone())) {
-        Ok(()) => Ok(spawned),
+    let job = NonNull::from(Box::leak(Box::new(Pending::new(f))));
+    // SAFETY: `job` is live until the task and the handle made of it below are both done with
+    // it (`HeapJob`, `Handle`), and this is its one task.
+    match push(shared, own, unsafe { Task::heap(job) }) {
+        Ok(()) => Ok(job),
         Err(task) => {
-            drop(task); // the queue's reference, dropped unrun: `spawned` is the only one left
-            let pending = Arc::into_inner(spawned).expect("no one else holds a rejected task");
+            std::mem::forget(task); // never queued: no one else has the job
+            // SAFETY: from `Box::leak` above, and nothing else holds it.
+            let pending = unsafe { Box::from_raw(job.as_ptr()) };
             Err(Rejected(pending.into_closure()))
         }
     }
