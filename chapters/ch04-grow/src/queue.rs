@@ -252,23 +252,25 @@ pub fn push_slot<T, G: GrowOps, U>(
     // SAFETY: never null, never freed while the queue lives.
     let a = unsafe { &*q.array.load(Ordering::Relaxed) };
     let cap = a.capacity();
-    let room_after = |b: i32| (cap as i64 - 1) - i64::from(s.wrapping_sub(b)); // free slots left
-    // New in this chapter: the room is first reckoned from the owner's last read of `base`,
-    // and `base` (a line every steal writes) is read again only when that shows none. (Or
-    // more than an array's worth: only a test that sets `base` and `top` itself makes that.)
-    let mut room = room_after(q.base_seen.load(Ordering::Relaxed)); // Relaxed: the owner's own
-    if !(1..cap as i64).contains(&room) {
+    // New in this chapter: the room is first reckoned from the owner's last read of `base`:
+    // at most `queued` tasks are in the array. `base` (a line every steal writes) is read again
+    // only when that leaves this push no free slot to spare. (Or shows a negative count: only
+    // a test that sets `base` and `top` itself makes that.)
+    let queued = s.wrapping_sub(q.base_seen.load(Ordering::Relaxed)); // Relaxed: the owner's own
+    let mut fills = false; // whether this push takes the last free slot
+    if !(0..cap as i32 - 1).contains(&queued) {
         let b = q.base.load(Ordering::Acquire); // as in chapter 2: pairs with the takers' stores
         q.base_seen.store(b, Ordering::Relaxed); // Relaxed: the owner's own
-        room = room_after(b);
+        let room = (cap as i64 - 1) - i64::from(s.wrapping_sub(b)); // free slots after this push
         if room < 0 {
             return Err(Full { task: item, capacity: cap });
         }
+        fills = room == 0;
     }
     q.top.store(s.wrapping_add(1), Ordering::Relaxed); // as in chapter 2
     // SeqCst swap, as in chapter 2: Release publishes the task's contents.
     a.at(s).swap(into_slot(item, s), Ordering::SeqCst);
-    if room == 0 && cap < q.max_capacity {
+    if fills && cap < q.max_capacity {
         G::grow(q, s); // the array is full now: double it before the next push
     }
     Ok(())
