@@ -246,8 +246,12 @@ pub fn race_or_exit<C: Contended>(probe: &str, queue: &C, tasks: usize, thieves:
     })
 }
 
-/// Chapter 4's queue (the pool's) as `queue-ops` and `race-rounds` run it: first capacity 64,
-/// so that `queue-ops`' batch of 64 fits without growing; it grows as a race's backlog does.
+/// Tasks per batch in `queue-ops`' single-threaded rows (pushed, then all popped or stolen):
+/// also [`our_queue`]'s first capacity, so that a batch fits without growing.
+pub const BATCH: usize = 64;
+
+/// Chapter 4's queue (the pool's) as `queue-ops` and `race-rounds` run it: first capacity
+/// [`BATCH`]; it grows as a race's backlog does.
 pub fn our_queue() -> ch04_grow::Owner<usize> {
-    ch04_grow::new::<usize>(64).0
+    ch04_grow::new::<usize>(BATCH).0
 }

@@ -27,11 +27,8 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use ch02_poll::PollStats;
-use probes::contention::{Contended, ContendedThief, Crossbeam, our_queue, race_or_exit};
+use probes::contention::{BATCH, Contended, ContendedThief, Crossbeam, our_queue, race_or_exit};
 use probes::protocol::Protocol;
-
-/// Tasks per batch: `our_queue`'s first capacity, so that a batch fits without growing.
-const BATCH: usize = 64;
 
 /// Nanoseconds per push+pop pair, over `rounds` batches.
 fn push_pop<C: Contended>(q: &C, rounds: usize) -> f64 {
