@@ -315,3 +315,23 @@ fn count_panic() {
         shared.panics.fetch_add(1, Relaxed); // Relaxed: a statistic
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A queued task dropped unrun (its pool stopped without running it: a worker died outside
+    /// any task) tells its waiter so: `join` returns an error instead of waiting for ever. (A
+    /// pool reaches this only through such a race; here the task is made and dropped by hand.)
+    #[test]
+    fn a_task_dropped_unrun_tells_its_waiter() {
+        let job = NonNull::from(Box::leak(Box::new(Pending::new(|| 5))));
+        // SAFETY: `job` lives until the task and the handle below are both done with it.
+        let task = unsafe { Task::heap(job) };
+        let handle: Handle<i32> = Handle { task: job, pool: None };
+        drop(task);
+        let unrun = handle.join().expect_err("the task never ran");
+        let message = panic_message(&*unrun);
+        assert!(message.contains("dropped unrun"), "the waiter's error: {message}");
+    }
+}
