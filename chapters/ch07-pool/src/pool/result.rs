@@ -126,6 +126,17 @@ impl<F: FnOnce() -> R, R> Pending<F, R> {
     }
 }
 
+impl<F: FnOnce() -> R + Send + 'static, R: Send + 'static> Pending<F, R> {
+    /// `f` on the heap, as a queue's `Task` and the pointer its [`Handle`] keeps: whichever
+    /// of the two is done with it last frees it (`HeapJob`, `Handle`).
+    pub(super) fn on_heap(f: F) -> (Task, NonNull<Self>) {
+        let job = NonNull::from(Box::leak(Box::new(Pending::new(f))));
+        // SAFETY: `job` is live until the task and the handle made of it are both done with
+        // it (`HeapJob`, `Handle`), and this is its one task.
+        (unsafe { Task::heap(job) }, job)
+    }
+}
+
 impl<F: FnOnce() -> R + Send, R: Send> HeapJob for Pending<F, R> {
     unsafe fn run_shared(this: *const Self) {
         // SAFETY: live until its slot is done or its handle let go (the contract), the one run.
@@ -254,14 +265,12 @@ where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
 {
-    let job = NonNull::from(Box::leak(Box::new(Pending::new(f))));
-    // SAFETY: `job` is live until the task and the handle made of it below are both done with
-    // it (`HeapJob`, `Handle`), and this is its one task.
-    match push(shared, own, unsafe { Task::heap(job) }) {
+    let (task, job) = Pending::on_heap(f);
+    match push(shared, own, task) {
         Ok(()) => Ok(job),
         Err(task) => {
             std::mem::forget(task); // never queued: no one else has the job
-            // SAFETY: from `Box::leak` above, and nothing else holds it.
+            // SAFETY: from `on_heap`'s `Box`, and nothing else holds it.
             let pending = unsafe { Box::from_raw(job.as_ptr()) };
             Err(Rejected(pending.into_closure()))
         }
@@ -325,9 +334,7 @@ mod tests {
     /// pool reaches this only through such a race; here the task is made and dropped by hand.)
     #[test]
     fn a_task_dropped_unrun_tells_its_waiter() {
-        let job = NonNull::from(Box::leak(Box::new(Pending::new(|| 5))));
-        // SAFETY: `job` lives until the task and the handle below are both done with it.
-        let task = unsafe { Task::heap(job) };
+        let (task, job) = Pending::on_heap(|| 5);
         let handle: Handle<i32> = Handle { task: job, pool: None };
         drop(task);
         let unrun = handle.join().expect_err("the task never ran");
