@@ -337,6 +337,9 @@ mod tests {
         let (task, job) = Pending::on_heap(|| 5);
         let handle: Handle<i32> = Handle { task: job, pool: None };
         drop(task);
+        // Asked before the join, which would park for ever on a task that never says done.
+        // SAFETY: the handle has neither joined nor let go: the allocation is live.
+        assert!(unsafe { job.as_ref() }.slot.done.is_done(), "dropped unrun, yet not done");
         let unrun = handle.join().expect_err("the task never ran");
         let message = panic_message(&*unrun);
         assert!(message.contains("dropped unrun"), "the waiter's error: {message}");
