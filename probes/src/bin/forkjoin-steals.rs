@@ -227,12 +227,19 @@ fn main() {
         }
         let (mut ms, mut steals, mut rayon_ms, mut alone_ms) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        for _ in 0..o.runs {
+        for run in 0..o.runs {
+            // Who goes first alternates too: what one run leaves behind (a pool's threads
+            // still exiting, a warm or cold allocator) then weighs on each pool in turn.
+            if rayon && run % 2 == 1 {
+                rayon_ms.push(rayon_roots(par, n));
+            }
             let (s, t) = ours_roots(par, n);
             steals.push(s as f64);
             ms.push(t);
-            if rayon {
+            if rayon && run % 2 == 0 {
                 rayon_ms.push(rayon_roots(par, n));
+            }
+            if rayon {
                 alone_ms.push(leaves_alone(n) / par.min(cores) as f64);
             }
         }
@@ -278,12 +285,15 @@ fn fib_rows(o: &Opts, rayon: bool) {
         }
         let (mut ms, mut steals, mut reused, mut rayon_ms) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        for _ in 0..o.fib_runs.unwrap_or(o.runs) {
+        for run in 0..o.fib_runs.unwrap_or(o.runs) {
+            if rayon && run % 2 == 1 {
+                rayon_ms.push(rayon_fib(par, o.fib, want)); // first every other run, as in `main`
+            }
             let (s, t, boxes) = ours_fib(par, o.fib, want);
             steals.push(s as f64);
             ms.push(t);
             reused.push(100.0 * boxes.reuse_ratio());
-            if rayon {
+            if rayon && run % 2 == 0 {
                 rayon_ms.push(rayon_fib(par, o.fib, want));
             }
         }
