@@ -16,7 +16,7 @@ use std::ptr::null_mut;
 use ch02_poll::PollStats;
 
 use crate::WorkQueue;
-use crate::sync::Ordering::{Acquire, Relaxed, SeqCst};
+use crate::sync::Ordering::{Acquire, Relaxed, Release, SeqCst};
 use crate::sync::{Backoff, spin};
 
 // ANCHOR: poll
@@ -47,7 +47,10 @@ pub fn poll<T>(q: &WorkQueue<T>, stats: &mut PollStats) -> *mut T {
             // SeqCst CAS: decides ownership of t, against other thieves, the owner's take
             // and (new) grow's move, which empties this slot with a swap.
             if a.at(b).compare_exchange(t, null_mut(), SeqCst, Relaxed).is_ok() {
-                q.base.store(b.wrapping_add(1), SeqCst); // as in chapter 2
+                // Release, where chapter 2 has SeqCst: the release is what its orderings
+                // table needs (the owner's Acquire read of `base`); the rest is a locked
+                // instruction per steal. See the page, "The thief's store to `base`".
+                q.base.store(b.wrapping_add(1), Release);
                 return t;
             }
             stats.failures += 1;
@@ -79,7 +82,7 @@ pub fn next_local_task<T>(q: &WorkQueue<T>, fifo: bool) -> *mut T {
         }
         let t = a.at(b).swap(null_mut(), SeqCst); // as above
         if !t.is_null() {
-            q.base.store(nb, SeqCst); // the JDK's updateBase
+            q.base.store(nb, Release); // the JDK's updateBase; Release, as in `poll`
             return t;
         }
         loop {

@@ -20,7 +20,7 @@ use ch04_grow::WorkQueue;
 use ch05_phase::{Queue, Queues};
 use reclaim::{pin, take_sending_box_home};
 
-use crate::sync::Ordering::{Acquire, Relaxed, SeqCst};
+use crate::sync::Ordering::{Acquire, Relaxed, Release, SeqCst};
 
 /// What a look at a queue, or at every queue, found.
 #[derive(Debug, PartialEq, Eq)]
@@ -57,7 +57,8 @@ pub fn try_poll<T>(q: &WorkQueue<T>) -> Polled<*mut T> {
         } else {
             // SeqCst CAS, as in chapter 4: decides ownership of t.
             if a.at(b).compare_exchange(t, null_mut(), SeqCst, Relaxed).is_ok() {
-                q.base.store(b.wrapping_add(1), SeqCst); // as in chapter 2
+                // Release, as in chapter 4's `poll` (JDK 25.0.3's scan: a plain store).
+                q.base.store(b.wrapping_add(1), Release);
                 return Polled::Task(t);
             }
         }
