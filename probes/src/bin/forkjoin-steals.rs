@@ -55,6 +55,21 @@ fn leaf_cost_us(n: u64) -> f64 {
     }
 }
 
+/// The iterations for a leaf of `us` microseconds: scaled from a leaf long enough to time
+/// well, then timed again at the new count and scaled again until within 2% (at most five
+/// times), as the JDK probe does (`StealExperiment`), so that both sides' leaves cost the same.
+fn calibrate(us: f64) -> u64 {
+    let mut n = 100_000u64;
+    for pass in 0..5 {
+        let cost = leaf_cost_us(n);
+        if pass > 0 && (cost - us).abs() <= 0.02 * us {
+            break;
+        }
+        n = ((us / cost) * n as f64).round().max(1.0) as u64;
+    }
+    n
+}
+
 /// Milliseconds to run the 16,384 leaves of 64x256 one after another on this thread.
 fn leaves_alone(n: u64) -> f64 {
     let t0 = Instant::now();
@@ -198,8 +213,7 @@ fn main() {
     }
     let n = match (o.leaf, o.leaf_us) {
         (Some(n), _) => n,
-        // Calibrate: the cost per iteration, from a leaf long enough to time well.
-        (None, Some(us)) => ((us / leaf_cost_us(100_000)) * 100_000.0).round().max(1.0) as u64,
+        (None, Some(us)) => calibrate(us),
         (None, None) => 20_000,
     };
     let leaf_us = leaf_cost_us(n);
