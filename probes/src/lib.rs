@@ -106,30 +106,9 @@ pub fn fib_plain(n: u64) -> u64 {
     if n < 2 { n } else { fib_plain(n - 1) + fib_plain(n - 2) }
 }
 
-/// The machine a measurement ran on: `AMD EPYC (family 23, model 1), 2 cores, load average
-/// 0.84`. Single runs on a busy machine are not measurements, so every timed probe prints this,
-/// and so does every figure the scripts write (they get it from the `machine` probe): the
-/// project's one label. The family and model are there because a virtual machine may name its
-/// processor only "AMD EPYC": two such hosts of this project, of different generations, paid
-/// 2.2 and 10.2 ns for the same SeqCst swap.
-pub fn machine() -> String {
-    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-    // The first processor's value of `key` (the line `key<tabs>: value`).
-    let field = |key: &str| {
-        cpuinfo.lines().find_map(|l| {
-            let (k, v) = l.split_once(':')?;
-            (k.trim() == key).then(|| v.trim().to_string())
-        })
-    };
-    let mut model = field("model name").unwrap_or_else(|| std::env::consts::ARCH.to_string());
-    if let (Some(family), Some(number)) = (field("cpu family"), field("model")) {
-        model = format!("{model} (family {family}, model {number})");
-    }
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    let load = load.split_whitespace().next().unwrap_or("?");
-    format!("{model}, {cores} cores, load average {load}")
-}
+/// The machine a measurement ran on (the project's one label, also printed by the notebooks):
+/// every timed probe prints it, and so does every figure the scripts write.
+pub use machine_label::machine;
 
 /// `--help` or `-h` anywhere on the command line: prints `usage` and exits 0.
 fn answer_help(usage: &str) {
