@@ -153,6 +153,20 @@ fn rayon_fib(par: usize, n: u64, want: u64) -> f64 {
     ms
 }
 
+/// Run `run` of a row: ours, and rayon too when `rayon`. Who goes first alternates (ours on
+/// even runs, rayon on odd ones): what one run leaves behind (a pool's threads still exiting,
+/// a warm or cold allocator) then weighs on each pool in turn.
+fn in_turn(run: usize, rayon: bool, mut ours: impl FnMut(), mut theirs: impl FnMut()) {
+    let theirs_first = run % 2 == 1;
+    if rayon && theirs_first {
+        theirs();
+    }
+    ours();
+    if rayon && !theirs_first {
+        theirs();
+    }
+}
+
 fn check(ok: bool, what: &str) {
     if !ok {
         eprintln!("forkjoin-steals: {what}");
@@ -242,17 +256,16 @@ fn main() {
         let (mut ms, mut steals, mut rayon_ms, mut alone_ms) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for run in 0..o.runs {
-            // Who goes first alternates too: what one run leaves behind (a pool's threads
-            // still exiting, a warm or cold allocator) then weighs on each pool in turn.
-            if rayon && run % 2 == 1 {
-                rayon_ms.push(rayon_roots(par, n));
-            }
-            let (s, t) = ours_roots(par, n);
-            steals.push(s as f64);
-            ms.push(t);
-            if rayon && run % 2 == 0 {
-                rayon_ms.push(rayon_roots(par, n));
-            }
+            in_turn(
+                run,
+                rayon,
+                || {
+                    let (s, t) = ours_roots(par, n);
+                    steals.push(s as f64);
+                    ms.push(t);
+                },
+                || rayon_ms.push(rayon_roots(par, n)),
+            );
             if rayon {
                 alone_ms.push(leaves_alone(n) / par.min(cores) as f64);
             }
@@ -286,7 +299,7 @@ fn main() {
     }
 }
 
-/// fib(`o.fib`) at each parallelism, ours and rayon alternating as in `main`.
+/// fib(`o.fib`) at each parallelism, ours and rayon in turn ([`in_turn`]), as in `main`.
 fn fib_rows(o: &Opts, rayon: bool) {
     let want = probes::fib_plain(o.fib);
     let workload = format!("fib{}", o.fib);
@@ -300,16 +313,17 @@ fn fib_rows(o: &Opts, rayon: bool) {
         let (mut ms, mut steals, mut reused, mut rayon_ms) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for run in 0..o.fib_runs.unwrap_or(o.runs) {
-            if rayon && run % 2 == 1 {
-                rayon_ms.push(rayon_fib(par, o.fib, want)); // first every other run, as in `main`
-            }
-            let (s, t, boxes) = ours_fib(par, o.fib, want);
-            steals.push(s as f64);
-            ms.push(t);
-            reused.push(100.0 * boxes.reuse_ratio());
-            if rayon && run % 2 == 0 {
-                rayon_ms.push(rayon_fib(par, o.fib, want));
-            }
+            in_turn(
+                run,
+                rayon,
+                || {
+                    let (s, t, boxes) = ours_fib(par, o.fib, want);
+                    steals.push(s as f64);
+                    ms.push(t);
+                    reused.push(100.0 * boxes.reuse_ratio());
+                },
+                || rayon_ms.push(rayon_fib(par, o.fib, want)),
+            );
         }
         ours.push((par, ms, steals, reused));
         theirs.push((par, rayon_ms));
