@@ -272,36 +272,9 @@ impl Target<'_> {
             };
             return Verdict::Fail(why);
         }
-        // Every failed test with its own message (the telling one is often not the first),
-        // the tests that failed the same way on one line.
-        let mut grouped: Vec<(String, Vec<String>)> = Vec::new();
-        for (name, why) in failures(&out.text) {
-            let why = short(why.as_deref().unwrap_or("(no message: see the log)"));
-            match grouped.iter_mut().find(|(w, _)| *w == why) {
-                Some((_, names)) => names.push(name),
-                None => grouped.push((why, vec![name])),
-            }
-        }
-        let each: Vec<String> = grouped
-            .iter()
-            .take(8)
-            .map(|(why, names)| match names.as_slice() {
-                [first, rest @ ..] if !rest.is_empty() => {
-                    format!("- {first} and {} more: {why}", rest.len())
-                }
-                _ => format!("- {}: {why}", names.join("")),
-            })
-            .collect();
-        let more = match grouped.len() {
-            n if n > 8 => format!("\n- and {} other failures (see {})", n - 8, self.log(check)),
-            _ => String::new(),
-        };
         let why = explain(&out.text).map(|w| format!("\n{w}")).unwrap_or_default();
-        Verdict::Fail(format!(
-            "{failed} of {} {what} failed:\n{}{more}{why}",
-            passed + failed,
-            each.join("\n")
-        ))
+        let list = failure_lines(&out.text, &self.log(check), &why);
+        Verdict::Fail(format!("{failed} of {} {what} failed:\n{list}{why}", passed + failed))
     }
 
     fn bench(&self) -> Verdict {
@@ -413,6 +386,52 @@ fn failures(text: &str) -> Vec<(String, Option<String>)> {
         .collect()
 }
 
+/// The card's list of failed tests: each with its own message (the telling one is often not
+/// the first), the tests that failed the same way on one line, at most eight lines (`log`
+/// holds the rest); then, if a test process died, what it took with it, unless `explained`
+/// (the check's own explanation) says it already.
+fn failure_lines(text: &str, log: &str, explained: &str) -> String {
+    let mut grouped: Vec<(String, Vec<String>)> = Vec::new();
+    for (name, why) in failures(text) {
+        let why = short(why.as_deref().unwrap_or("(no message: see the log)")) + blame(&why);
+        match grouped.iter_mut().find(|(w, _)| *w == why) {
+            Some((_, names)) => names.push(name),
+            None => grouped.push((why, vec![name])),
+        }
+    }
+    let mut lines: Vec<String> = grouped
+        .iter()
+        .take(8)
+        .map(|(why, names)| match names.as_slice() {
+            [first, rest @ ..] if !rest.is_empty() => {
+                format!("- {first} and {} more: {why}", rest.len())
+            }
+            _ => format!("- {}: {why}", names.join("")),
+        })
+        .collect();
+    if grouped.len() > 8 {
+        lines.push(format!("- and {} other failures (see {log})", grouped.len() - 8));
+    }
+    // A test process that died took its tests' reports with it: the count leaves them out,
+    // so the card says so (`cargo test --no-fail-fast` ran the other files).
+    if let Some(c) = crash(text).filter(|c| !explained.contains(c.as_str())) {
+        lines.push(format!("- and {c}: that file's other tests did not report"));
+    }
+    lines.join("\n")
+}
+
+/// What a panic raised in the course's own library code, not in the reader's file, says about
+/// the reader's code: empty for a panic anywhere else.
+fn blame(why: &Option<String>) -> &'static str {
+    match why {
+        Some(w) if w.contains("(at chapters/reclaim/") => {
+            " (raised in the box recycling, chapters/reclaim, not in your file: a task's box \
+             came back to it twice, so two takers took the same task)"
+        }
+        _ => "",
+    }
+}
+
 /// One line of at most 200 characters.
 fn short(text: &str) -> String {
     let line = text.replace('\n', " / ");
@@ -455,6 +474,22 @@ fn crash(text: &str) -> Option<String> {
         why.push_str(&format!(": {}", said.trim()));
     } else if text.contains("double free") {
         why.push_str(": a task was freed twice, so two threads took the same task");
+    } else if let Some(heap) = text.lines().find(|l| {
+        ["free(): ", "malloc(): ", "malloc_consolidate(): ", "corrupted "]
+            .iter()
+            .any(|m| l.contains(m))
+    }) {
+        // glibc's other heap checks: what it saw, then what it means in a queue.
+        why.push_str(&format!(
+            ": the allocator found its heap broken (\"{}\"): a task's box freed twice or used \
+             after its free, so two threads took the same task",
+            heap.trim()
+        ));
+    } else if how.starts_with("11") || how.contains("SIGSEGV") {
+        why.push_str(
+            ": memory was read after it was freed, which a queue does when two threads took the \
+             same task (both free its box) or a take returned a slot's stale pointer",
+        );
     } else if text.contains("deadlock; threads") {
         why.push_str(
             ": loom found a deadlock, every thread blocked (a worker parked beside a task \
@@ -647,12 +682,42 @@ mod tests {
         let said = "test exercise::fib ... \nch07-pool: the wait panicked (not yet implemented: \
                     help_until) while ...; aborting\n(signal: 6, SIGABRT: x)";
         assert!(crash(said).unwrap().contains("not yet implemented: help_until"), "its own words");
+        let segv = "running 6 tests\nerror: test failed\n\nCaused by:\n  process didn't exit \
+                    successfully: `take` (signal: 11, SIGSEGV: invalid memory reference)";
+        assert!(crash(segv).unwrap().contains("two threads took the same task"), "a segfault");
+        let heap = "test exercise::spsc ... ok\nmalloc(): unaligned tcache chunk detected\n\
+                    process didn't exit successfully: `x` (signal: 6, SIGABRT: process abort signal)";
+        assert!(
+            crash(heap).unwrap().contains("(\"malloc(): unaligned tcache chunk"),
+            "glibc's words"
+        );
         let later =
             "test result: ok. 0 passed; 0 failed\n(signal: 6, SIGABRT: process abort signal)";
         assert!(
             crash(later).unwrap().contains("in a test that had not reported yet"),
             "a result line is not a test name"
         );
+    }
+
+    /// A mutant that takes a task twice (ch03's `lifo_load_then_store`): one test file fails a
+    /// test in the box recycling, the other dies. The card names both, in the reader's terms.
+    #[test]
+    fn lists_a_failure_in_library_code_and_a_dead_test_file() {
+        let text = "running 7 tests\ntest exercise::smoke ... ok\ntest exercise::stress ... FAILED\n\n\
+                    failures:\n\n---- exercise::stress stdout ----\n\n\
+                    thread 'exercise::stress' (1594) panicked at chapters/reclaim/src/chain.rs:120:28:\n\
+                    attempt to subtract with overflow\nnote: run with `RUST_BACKTRACE=1`\n\n\
+                    test result: FAILED. 6 passed; 1 failed; 0 ignored\n\
+                    running 6 tests\nerror: test failed, to rerun pass `--test take`\n\nCaused by:\n  \
+                    process didn't exit successfully: `take` (signal: 11, SIGSEGV: invalid memory reference)";
+        let card = failure_lines(text, "tests.log", "");
+        let lines: Vec<&str> = card.lines().collect();
+        assert_eq!(lines.len(), 2, "{card}");
+        assert!(lines[0].starts_with("- stress: attempt to subtract with overflow"), "{card}");
+        assert!(lines[0].contains("not in your file") && lines[0].contains("took the same task"));
+        assert!(lines[1].contains("SIGSEGV") && lines[1].contains("did not report"), "{card}");
+        assert_eq!(failure_lines(text, "tests.log", &crash(text).unwrap()).lines().count(), 1);
+        assert!(!failure_lines("test exercise::a ... FAILED", "l", "").contains("not in your"));
     }
 
     #[test]
