@@ -164,7 +164,9 @@ impl<T, P: PhaseOps> Queues<T, P> {
     /// locked (its phase is just its id, IDLE clear). A queue that is locked by someone else
     /// sends the thread elsewhere: its probe moves on (xorshift) and it tries again, so
     /// that submitters that collide once spread out for good. [JDK: `submissionQueue`, which
-    /// after a collision prefers an empty slot (a new queue) for up to `len / 2` probes]
+    /// prefers an empty slot (a new queue) while its `reuse` flag is 0 (a first submission, a
+    /// failed lock, a lost install), until the call has made `len / 2` probes; the page has
+    /// the whole rule]
     pub fn submission_queue(&self, probe: &mut u32) -> PhaseGuard<'_, T, P> {
         assert!(*probe != 0, "a probe of 0 is the JDK's 'not initialized'");
         let mask = self.slots.len() - 1;

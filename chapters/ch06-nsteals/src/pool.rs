@@ -258,8 +258,9 @@ pub fn pop_own<T>(q: &Queue<T>) -> Option<T> {
 pub fn steal<T>(q: &Queue<T>) -> Option<T> {
     // An empty queue costs two loads, not a pin: a scan passes over many empty queues, and a
     // task pushed just after this look is found by the next scan (or by the idle worker's
-    // recheck). [JDK: `runWorker`'s scan moves on when the slots at `b`, `b + 1` and `b + 2`
-    // are all null; it never reads `top`]
+    // recheck). [JDK: `runWorker`'s scan never reads `top`: on a null slot at `b` it moves on
+    // to the next queue when the slots at `b + 1` and `b + 2` are null too, or, once this
+    // pass has taken a task, ends the pass and starts a new scan]
     if q.work().is_empty() {
         return None;
     }
