@@ -262,18 +262,11 @@ impl Target<'_> {
             ));
         }
         if failed == 0 {
-            // No test reported a failure, yet the run failed: the test process crashed (a
-            // double free aborts it), or it never started (see the log). The first panic, if
-            // any, usually says why (a `todo!()` still in the exercise, say).
-            let why = match (crash(&out.text), first_panic(&out.text)) {
-                (Some(c), Some(p)) => format!("{c}; the first panic: {p}"),
-                (Some(c), None) => c,
-                (None, _) => format!("did not run: see {}", self.log(check)),
-            };
-            return Verdict::Fail(why);
+            let log = self.log(check);
+            return Verdict::Fail(without_failures(&out.text, &log, explain(&out.text)));
         }
         let why = explain(&out.text).map(|w| format!("\n{w}")).unwrap_or_default();
-        let list = failure_lines(&out.text, &self.log(check), &why);
+        let list = failure_lines(&out.text, &self.log(check));
         Verdict::Fail(format!("{failed} of {} {what} failed:\n{list}{why}", passed + failed))
     }
 
@@ -386,11 +379,33 @@ fn failures(text: &str) -> Vec<(String, Option<String>)> {
         .collect()
 }
 
+/// The card of a run in which no test reported a failure, yet the run failed: the test process
+/// crashed (a double free aborts it, a loom deadlock too), or it never started (see `log`).
+/// The first panic, if any, usually says why (a `todo!()` still in the exercise, say); then
+/// the check's own explanation (`explained`): a loom model that died printed its failing
+/// execution before it died.
+fn without_failures(text: &str, log: &str, explained: Option<String>) -> String {
+    // A panic inside loom itself (its deadlock report) is said better by `crash`.
+    let own_panic = first_panic(text).filter(|p| !p.contains("/loom-"));
+    let why = match (crash(text), own_panic) {
+        (Some(c), Some(p)) => format!("{c}; the first panic: {p}"),
+        (Some(c), None) => c,
+        (None, _) => format!("did not run: see {log}"),
+    };
+    let more: String = explained
+        .iter()
+        .flat_map(|w| w.lines())
+        .filter(|l| !l.strip_prefix("it saw: ").is_some_and(|p| why.contains(p)))
+        .filter(|l| *l != "see the loom log")
+        .map(|l| format!("\n{l}"))
+        .collect();
+    format!("{why}{more}")
+}
+
 /// The card's list of failed tests: each with its own message (the telling one is often not
 /// the first), the tests that failed the same way on one line, at most eight lines (`log`
-/// holds the rest); then, if a test process died, what it took with it, unless `explained`
-/// (the check's own explanation) says it already.
-fn failure_lines(text: &str, log: &str, explained: &str) -> String {
+/// holds the rest); then, if a test process died, what it took with it.
+fn failure_lines(text: &str, log: &str) -> String {
     let mut grouped: Vec<(String, Vec<String>)> = Vec::new();
     for (name, why) in failures(text) {
         let why = short(why.as_deref().unwrap_or("(no message: see the log)")) + blame(&why);
@@ -414,7 +429,7 @@ fn failure_lines(text: &str, log: &str, explained: &str) -> String {
     }
     // A test process that died took its tests' reports with it: the count leaves them out,
     // so the card says so (`cargo test --no-fail-fast` ran the other files).
-    if let Some(c) = crash(text).filter(|c| !explained.contains(c.as_str())) {
+    if let Some(c) = crash(text) {
         lines.push(format!("- and {c}: that file's other tests did not report"));
     }
     lines.join("\n")
@@ -461,13 +476,7 @@ fn failed_tests(text: &str) -> Vec<String> {
 fn crash(text: &str) -> Option<String> {
     let signal = text.lines().find(|l| l.contains("(signal:"))?;
     let how = signal.rsplit("(signal: ").next().unwrap_or(signal).trim_end_matches(')');
-    let running = text
-        .lines()
-        .filter_map(|l| l.strip_prefix("test "))
-        .filter(|l| !l.starts_with("result:"))
-        .find(|l| !(l.ends_with(" ok") || l.ends_with(" FAILED") || l.ends_with(" ignored")))
-        .map(|l| l.split(" ... ").next().unwrap_or(l).rsplit("::").next().unwrap_or(l).to_string())
-        .unwrap_or_else(|| "a test that had not reported yet".into());
+    let running = running_test(text).unwrap_or_else(|| "a test that had not reported yet".into());
     let mut why = format!("the test process died ({how}) in {running}");
     // A crate that aborts on purpose says why first, in a line that ends "; aborting".
     if let Some(said) = text.lines().find(|l| l.trim_end().ends_with("; aborting")) {
@@ -499,6 +508,16 @@ fn crash(text: &str) -> Option<String> {
     Some(why)
 }
 
+/// The test (short name) that had begun and not reported when the output ends: the one a dead
+/// test process was running.
+fn running_test(text: &str) -> Option<String> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix("test "))
+        .filter(|l| !l.starts_with("result:"))
+        .find(|l| !(l.ends_with(" ok") || l.ends_with(" FAILED") || l.ends_with(" ignored")))
+        .map(|l| l.split(" ... ").next().unwrap_or(l).rsplit("::").next().unwrap_or(l).to_string())
+}
+
 /// The first panic message and its location, without the backtrace. Panics that tests raise
 /// on purpose (their message says "expected") are passed over when another one exists.
 fn first_panic(text: &str) -> Option<String> {
@@ -527,8 +546,9 @@ fn first_panic(text: &str) -> Option<String> {
 /// loom's own findings, which accesses raced and what is missing.
 fn explain_loom(text: &str, models: &str) -> String {
     let mut out = Vec::new();
-    if let Some(name) = failed_tests(text).first()
-        && let Some(doc) = model_doc(models, name)
+    // The model that failed, or the one the test process died in.
+    if let Some(name) = failed_tests(text).into_iter().next().or_else(|| running_test(text))
+        && let Some(doc) = model_doc(models, &name)
     {
         out.push(format!("the model `{name}`: {doc}"));
     }
@@ -546,7 +566,8 @@ fn explain_loom(text: &str, models: &str) -> String {
                 .into(),
         );
     }
-    if text.contains("deadlock") {
+    if text.contains("deadlock") && crash(text).is_none() {
+        // (A deadlock that killed the process: `crash` names it, on the card's first line.)
         out.push("every thread waits for another: a lock or a spin that nobody releases.".into());
     }
     // With LOOM_LOCATION=1 loom names the racing accesses by file and line. (The compiler's
@@ -571,8 +592,6 @@ fn explain_loom(text: &str, models: &str) -> String {
     // A panic inside loom itself is its report above, not the model's own assertion.
     if let Some(panic) = first_panic(text).filter(|p| !p.contains("/loom-")) {
         out.push(format!("it saw: {panic}"));
-    } else if let Some(why) = crash(text) {
-        out.push(why);
     }
     if out.is_empty() {
         out.push("see the loom log".into());
@@ -710,14 +729,46 @@ mod tests {
                     test result: FAILED. 6 passed; 1 failed; 0 ignored\n\
                     running 6 tests\nerror: test failed, to rerun pass `--test take`\n\nCaused by:\n  \
                     process didn't exit successfully: `take` (signal: 11, SIGSEGV: invalid memory reference)";
-        let card = failure_lines(text, "tests.log", "");
+        let card = failure_lines(text, "tests.log");
         let lines: Vec<&str> = card.lines().collect();
         assert_eq!(lines.len(), 2, "{card}");
         assert!(lines[0].starts_with("- stress: attempt to subtract with overflow"), "{card}");
         assert!(lines[0].contains("not in your file") && lines[0].contains("took the same task"));
         assert!(lines[1].contains("SIGSEGV") && lines[1].contains("did not report"), "{card}");
-        assert_eq!(failure_lines(text, "tests.log", &crash(text).unwrap()).lines().count(), 1);
-        assert!(!failure_lines("test exercise::a ... FAILED", "l", "").contains("not in your"));
+        assert!(!failure_lines("test exercise::a ... FAILED", "l").contains("not in your"));
+    }
+
+    /// ch07's `recheck_before_announce`: loom finds the lost wake-up as a deadlock, which
+    /// aborts the test process after the shim printed the failing execution. The card shows
+    /// that execution and the model's doc, not loom's own panic.
+    #[test]
+    fn a_loom_deadlock_that_killed_the_process_shows_its_execution() {
+        let models = "/// One worker, one task: the worker must not sleep through it.\n\
+                      fn one_worker_one_task<I: Impl>() {\n";
+        let text = "running 5 tests\ntest exercise::a ... ok\ntest exercise::one_worker_one_task ... \n\
+                    --- loom's failing execution: one column per thread ---\n\
+                    \x20   6                 sleep.rs:55 add 1 (was 0) SeqCst\n\
+                    --- end of the execution ---\n\
+                    thread 'exercise::one_worker_one_task' (7042) panicked at \
+                    /root/.cargo/registry/src/x/loom-0.7.3/src/rt/execution.rs:215:13:\n\
+                    deadlock; threads = [(Id(0), Blocked(..))]\nnote: run with `RUST_BACKTRACE=1`\n\
+                    thread caused non-unwinding panic. aborting.\n\
+                    process didn't exit successfully: `loom` (signal: 6, SIGABRT: process abort signal)";
+        let card = without_failures(text, "loom.log", Some(explain_loom(text, models)));
+        assert!(card.starts_with("the test process died (6, SIGABRT"), "{card}");
+        assert!(card.contains("in one_worker_one_task: loom found a deadlock"), "{card}");
+        assert!(card.contains("the model `one_worker_one_task`: One worker, one task"), "{card}");
+        assert!(card.contains("sleep.rs:55 add 1") && card.contains("--- end of the"), "{card}");
+        assert!(!card.contains("the first panic") && !card.contains("see the loom"), "{card}");
+        assert!(!card.contains("every thread waits for another"), "said once: {card}");
+        let stub = "test exercise::a ... \nthread 'exercise::a' panicked at src/exercise.rs:9:5:\n\
+                    not yet implemented: poll\nnote: run with `RUST_BACKTRACE=1`\n\
+                    (signal: 6, SIGABRT: process abort signal)";
+        let card = without_failures(stub, "tests.log", None);
+        assert!(
+            card.ends_with("the first panic: not yet implemented: poll (at src/exercise.rs:9:5)")
+        );
+        assert_eq!(without_failures("", "tests.log", None), "did not run: see tests.log");
     }
 
     #[test]
