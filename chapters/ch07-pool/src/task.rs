@@ -7,8 +7,8 @@
 //! heap allocation, shared with its handle (`Task::heap`; whichever of the two is done with it
 //! last frees it, as its `Done` decides, with no reference count), and a task forked by
 //! `join_in_task` lives in the joiner's frame (`Task::on_stack`), which does not return before
-//! the task has run. That leaves the queue's box, reused from earlier takes, as the only other
-//! allocation.
+//! the task has run. Both the heap allocation and the queue's box are reused from earlier
+//! tasks of the same thread (`reclaim::boxed_state`; the queue's, once its pins have cleared).
 //! [JDK: the queues hold `ForkJoinTask` references; the garbage collector frees them]
 
 use std::mem::ManuallyDrop;

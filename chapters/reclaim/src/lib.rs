@@ -39,7 +39,8 @@
 //!   per batch.
 //!
 //! One file per concept: `pins.rs`, `handback.rs`, `outbox.rs`, `limbo.rs`, `chain.rs`,
-//! `counts.rs`, `batch.rs`, and `sync.rs` (std's atomics, or loom's: the chapters use it too;
+//! `counts.rs`, `batch.rs`, `state.rs` (a pool task's state, which no slot holds: reused with
+//! no pins), and `sync.rs` (std's atomics, or loom's: the chapters use it too;
 //! under loom they write down every access, `timeline/`, for a failing model to print).
 //!
 //! The pins, and the hand-back of a stolen box, have loom models of their own (`tests/loom.rs`,
@@ -241,3 +242,5 @@ mod outbox;
 #[cfg(not(loom))]
 pub use outbox::SEND_EVERY;
 pub mod pins;
+mod state;
+pub use state::{boxed_state, free_state};

@@ -128,9 +128,10 @@ impl<F: FnOnce() -> R, R> Pending<F, R> {
 
 impl<F: FnOnce() -> R + Send + 'static, R: Send + 'static> Pending<F, R> {
     /// `f` on the heap, as a queue's `Task` and the pointer its [`Handle`] keeps: whichever
-    /// of the two is done with it last frees it (`HeapJob`, `Handle`).
+    /// of the two is done with it last frees it (`HeapJob`, `Handle`). The memory is recycled
+    /// (`reclaim::boxed_state`): no slot holds its address, the queue's box does.
     pub(super) fn on_heap(f: F) -> (Task, NonNull<Self>) {
-        let job = NonNull::from(Box::leak(Box::new(Pending::new(f))));
+        let job = reclaim::boxed_state(Pending::new(f));
         // SAFETY: `job` is live until the task and the handle made of it are both done with
         // it (`HeapJob`, `Handle`), and this is its one task.
         (unsafe { Task::heap(job) }, job)
@@ -161,14 +162,14 @@ impl<F: FnOnce() -> R + Send, R: Send> HeapJob for Pending<F, R> {
 }
 
 /// Frees a submitted or forked task: its closure, if it never ran, and its result, if no one
-/// took it.
+/// took it; the memory goes back to this thread's recycled boxes.
 ///
 /// # Safety
-/// `this` came from `spawn`'s `Box`, and no one else will touch it: the task has finished and
-/// its handle let go, or the handle took its result (in either order, as `done` tells).
+/// `this` came from `on_heap`, and no one else will touch it: the task has finished and its
+/// handle let go, or the handle took its result (in either order, as `done` tells).
 unsafe fn free<T: ?Sized>(this: *const T) {
-    // SAFETY: the caller's.
-    drop(unsafe { Box::from_raw(this.cast_mut()) })
+    // SAFETY: the caller's; no slot ever held this address (the queue's box holds the `Task`).
+    unsafe { reclaim::free_state(this.cast_mut()) }
 }
 
 /// What a [`Handle`] needs of its task: the result slot (the closure's type is erased).
@@ -270,7 +271,8 @@ where
         Ok(()) => Ok(job),
         Err(task) => {
             std::mem::forget(task); // never queued: no one else has the job
-            // SAFETY: from `on_heap`'s `Box`, and nothing else holds it.
+            // SAFETY: from `on_heap` (the global allocator, `Pending`'s layout: a `Box`'s), and
+            // nothing else holds it.
             let pending = unsafe { Box::from_raw(job.as_ptr()) };
             Err(Rejected(pending.into_closure()))
         }
