@@ -47,6 +47,22 @@ impl Chain {
         Some(m)
     }
 
+    /// Puts a box on the chain, newest first.
+    ///
+    /// # Safety
+    /// `memory` meets the chain's invariant but for its link: from the global allocator with
+    /// the chain's layout, at least a pointer long, empty, and handed to the chain.
+    pub(super) unsafe fn push(&mut self, memory: *mut u8) {
+        // SAFETY: at least a pointer long and empty (caller); unaligned, since a layout of
+        // pointer size may have a smaller alignment.
+        unsafe { memory.cast::<*mut u8>().write_unaligned(self.head) };
+        if self.head.is_null() {
+            self.tail = memory;
+        }
+        self.head = memory;
+        self.len += 1;
+    }
+
     /// Gives every box back to the allocator.
     ///
     /// # Safety

@@ -7,9 +7,9 @@
 //! Each thread keeps the states it frees, of one layout (the first it boxes), on a list
 //! threaded through the free memory itself, as `chain.rs` keeps the queue's boxes: a fork with
 //! a handle then stops calling `malloc` and `free` for its state, as it already had for its
-//! queue box. (With glibc's allocator, a root that forks 256 leaves and then joins them spent
-//! about 350 instructions per leaf in `malloc` and `free`: glibc's per-thread cache keeps 7
-//! blocks of a size, and 256 were in flight.)
+//! queue box. (With glibc 2.36's allocator, a root that forks 256 leaves and then joins them spent
+//! about 350 instructions per leaf in `malloc` and `free`, counted by callgrind on 2026-12-05:
+//! glibc's per-thread cache keeps 7 blocks of a size, and 256 were in flight.)
 //!
 //! Not counted in [`crate::BoxCounts`], whose counts are the queue's boxes'.
 
@@ -59,45 +59,46 @@ pub unsafe fn free_state<T: ?Sized>(p: *mut T) {
 mod cache {
     use std::alloc::Layout;
     use std::cell::Cell;
-    use std::ptr::null_mut;
+
+    use crate::chain::Chain;
 
     /// Free states kept per thread; past this many, the allocator gets them back. Enough for the
     /// forks one thread has in flight at once in this course's workloads (a root of 256 leaves).
     const KEEP: usize = 1024;
 
-    /// One thread's free states.
-    ///
-    /// Invariant: every block on the list came from the global allocator with `layout`, holds no
-    /// value, belongs to this list alone, and holds the next block's address (null after the
-    /// last) in its first bytes; `len` counts them.
+    /// One thread's free states: a [`Chain`] of the kept layout, as the queue's boxes are kept.
+    /// No slot ever held their addresses, so no pin is waited for: a freed state is ready at once.
     struct Spare {
         /// The layout kept: the first one at least a pointer long that this thread boxed, or
         /// `Layout::new::<()>()` before that.
         layout: Cell<Layout>,
-        head: Cell<*mut u8>,
-        len: Cell<usize>,
+        /// Invariant: [`Chain`]'s, for `layout`.
+        free: Cell<Chain>,
     }
 
     /// No layout chosen yet: zero-sized, which `boxed_state` never asks for.
     const NONE: Layout = Layout::new::<()>();
 
     thread_local! {
-        static SPARE: Spare = const {
-            Spare { layout: Cell::new(NONE), head: Cell::new(null_mut()), len: Cell::new(0) }
-        };
+        static SPARE: Spare = const { Spare { layout: Cell::new(NONE), free: Cell::new(Chain::EMPTY) } };
+    }
+
+    impl Spare {
+        /// Runs `f` on the chain (a `Cell` holds it: moved out and back, no borrow flag).
+        #[inline]
+        fn with<R>(&self, f: impl FnOnce(&mut Chain) -> R) -> R {
+            let mut free = self.free.replace(Chain::EMPTY);
+            let r = f(&mut free);
+            self.free.set(free);
+            r
+        }
     }
 
     impl Drop for Spare {
         /// A thread that exits gives its free states back to the allocator.
         fn drop(&mut self) {
-            let mut m = self.head.replace(null_mut());
-            while !m.is_null() {
-                // SAFETY: the invariant: a block on the list holds the next one's address.
-                let next = unsafe { m.cast::<*mut u8>().read_unaligned() };
-                // SAFETY: the invariant: from the global allocator with `layout`, ours alone.
-                unsafe { std::alloc::dealloc(m, self.layout.get()) };
-                m = next;
-            }
+            // SAFETY: the chain's blocks are of `layout`, and no slot ever held their addresses.
+            unsafe { self.free.replace(Chain::EMPTY).free(self.layout.get()) };
         }
     }
 
@@ -113,14 +114,7 @@ mod cache {
                     }
                     s.layout.set(layout);
                 }
-                let m = s.head.get();
-                if m.is_null() {
-                    return None;
-                }
-                // SAFETY: the invariant: a block on the list holds the next one's address.
-                s.head.set(unsafe { m.cast::<*mut u8>().read_unaligned() });
-                s.len.set(s.len.get() - 1);
-                Some(m)
+                s.with(Chain::pop)
             })
             .ok()
             .flatten()
@@ -136,15 +130,15 @@ mod cache {
     pub(super) unsafe fn keep(memory: *mut u8, layout: Layout) -> bool {
         SPARE
             .try_with(|s| {
-                if s.layout.get() != layout || s.len.get() >= KEEP {
-                    return false;
-                }
-                // SAFETY: at least a pointer long (`reuse` chose the layout), empty (caller);
-                // unaligned, since a layout of pointer size may have a smaller alignment.
-                unsafe { memory.cast::<*mut u8>().write_unaligned(s.head.get()) };
-                s.head.set(memory);
-                s.len.set(s.len.get() + 1);
-                true
+                s.with(|free| {
+                    if s.layout.get() != layout || free.len() >= KEEP {
+                        return false;
+                    }
+                    // SAFETY: of the kept layout, at least a pointer long (`reuse` chose it),
+                    // empty and ours (caller).
+                    unsafe { free.push(memory) };
+                    true
+                })
             })
             .unwrap_or(false)
     }
