@@ -236,7 +236,7 @@ impl Target<'_> {
         let out = self.go(Check::Loom, cmd);
         let models =
             std::fs::read_to_string(self.root.join(self.chapter.loom_models())).unwrap_or_default();
-        self.test_check(Check::Loom, &out, "loom models", &|text| Some(explain_loom(text, &models)))
+        self.test_check(Check::Loom, &out, "loom models", &|text| explain_loom(text, &models))
     }
 
     /// A check run by the libtest harness: passes when at least one test ran and none
@@ -265,8 +265,14 @@ impl Target<'_> {
             let log = self.log(check);
             return Verdict::Fail(without_failures(&out.text, &log, explain(&out.text)));
         }
-        let why = explain(&out.text).map(|w| format!("\n{w}")).unwrap_or_default();
-        let list = failure_lines(&out.text, &self.log(check));
+        let log = self.log(check);
+        // A check that explains its failures and found nothing to say points at its log.
+        let why = match (check, explain(&out.text)) {
+            (_, Some(w)) => format!("\n{w}"),
+            (Check::Loom, None) => format!("\nsee {log}"),
+            _ => String::new(),
+        };
+        let list = failure_lines(&out.text, &log);
         Verdict::Fail(format!("{failed} of {} {what} failed:\n{list}{why}", passed + failed))
     }
 
@@ -396,7 +402,6 @@ fn without_failures(text: &str, log: &str, explained: Option<String>) -> String 
         .iter()
         .flat_map(|w| w.lines())
         .filter(|l| !l.strip_prefix("it saw: ").is_some_and(|p| why.contains(p)))
-        .filter(|l| *l != "see the loom log")
         .map(|l| format!("\n{l}"))
         .collect();
     format!("{why}{more}")
@@ -494,7 +499,7 @@ fn crash(text: &str) -> Option<String> {
              after its free, so two threads took the same task",
             heap.trim()
         ));
-    } else if how.starts_with("11") || how.contains("SIGSEGV") {
+    } else if how.contains("SIGSEGV") {
         why.push_str(
             ": memory was read after it was freed, which a queue does when two threads took the \
              same task (both free its box) or a take returned a slot's stale pointer",
@@ -544,7 +549,7 @@ fn first_panic(text: &str) -> Option<String> {
 /// Turns loom's report into the reader's terms: what the failed model checks (its doc
 /// comment in `tests/loom.rs`, whose source is `models`), what it saw and where, and, for
 /// loom's own findings, which accesses raced and what is missing.
-fn explain_loom(text: &str, models: &str) -> String {
+fn explain_loom(text: &str, models: &str) -> Option<String> {
     let mut out = Vec::new();
     // The model that failed, or the one the test process died in.
     if let Some(name) = failed_tests(text).into_iter().next().or_else(|| running_test(text))
@@ -593,13 +598,10 @@ fn explain_loom(text: &str, models: &str) -> String {
     if let Some(panic) = first_panic(text).filter(|p| !p.contains("/loom-")) {
         out.push(format!("it saw: {panic}"));
     }
-    if out.is_empty() {
-        out.push("see the loom log".into());
-    }
     if let Some(timeline) = timeline(text) {
         out.push(timeline);
     }
-    out.join("\n")
+    (!out.is_empty()).then(|| out.join("\n"))
 }
 
 /// The first failing execution as the chapter's `sync` shim printed it under loom (one column
@@ -754,7 +756,7 @@ mod tests {
                     deadlock; threads = [(Id(0), Blocked(..))]\nnote: run with `RUST_BACKTRACE=1`\n\
                     thread caused non-unwinding panic. aborting.\n\
                     process didn't exit successfully: `loom` (signal: 6, SIGABRT: process abort signal)";
-        let card = without_failures(text, "loom.log", Some(explain_loom(text, models)));
+        let card = without_failures(text, "loom.log", explain_loom(text, models));
         assert!(card.starts_with("the test process died (6, SIGABRT"), "{card}");
         assert!(card.contains("in one_worker_one_task: loom found a deadlock"), "{card}");
         assert!(card.contains("the model `one_worker_one_task`: One worker, one task"), "{card}");
@@ -778,7 +780,7 @@ mod tests {
                     Causality violation: Concurrent load and mut accesses.\n\
                     \x20   created: chapters/ch04-grow/src/queue.rs:22:55\n\
                     \x20      load: thread #1 @ chapters/ch04-grow/src/take.rs:29:25\n";
-        let why = explain_loom(text, "");
+        let why = explain_loom(text, "").unwrap();
         assert!(why.contains("needs Acquire"), "{why}");
         assert!(why.contains("created: chapters/ch04-grow/src/queue.rs:22:55"), "{why}");
         assert!(why.contains("load: thread #1 @ chapters/ch04-grow/src/take.rs:29:25"), "{why}");
@@ -796,7 +798,7 @@ mod tests {
         let text = "test exercise::owner_and_thief_race ... FAILED\n\
                     thread 'exercise::owner_and_thief_race' panicked at chapters/ch02-poll/tests/loom.rs:38:5:\n\
                     each task taken exactly once, got counts [2, 1]\nnote: run with";
-        let why = explain_loom(text, models);
+        let why = explain_loom(text, models).unwrap();
         assert!(why.starts_with("the model `owner_and_thief_race`: The owner pops"), "{why}");
         assert!(
             why.contains("it saw: each task taken exactly once, got counts [2, 1] (at chapters/ch02-poll/tests/loom.rs:38:5)"),
