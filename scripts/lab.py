@@ -68,6 +68,16 @@ def joins(n):
     return a - 1
 
 
+def machine_kind():
+    """`amd` or `intel`: which set of profiles the verdicts cite (`scripts/figures.sh lab` keeps
+    one set per kind, `chapters/contention/profile-*-KIND.txt`)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            return "amd" if "AuthenticAMD" in f.read() else "intel"
+    except OSError:
+        return "intel"
+
+
 def floor_costs(text):
     """{operation: median ns} from atomic-costs' lines, e.g. 'swap SeqCst     2.31 ns   (...)'."""
     found = (re.match(r"^(\S.*?)\s+([0-9.]+) ns\b", line) for line in text.splitlines())
@@ -76,8 +86,9 @@ def floor_costs(text):
 
 def target_line(what, ours, target, floor=None, why="", cells=None):
     """One verdict: met, missed by how much, or out of reach because the floor is above it.
-    `cells`: ours and the peer as (median, min, max), given for a target of "no slower than the
-    peer": a miss whose two ranges overlap says so (this run cannot tell the two apart)."""
+    `cells`: ours and the peer as (median, min, max), given for a target on ours / peer: a miss
+    where ours' fastest run over the peer's slowest is within the target says so (this run
+    cannot tell the miss from noise)."""
     if ours is None or target is None:
         return f"- {what}: -"
     head = f"- {what}: {ours:.2f} against a target of {target:.2f}"
@@ -86,8 +97,9 @@ def target_line(what, ours, target, floor=None, why="", cells=None):
     if floor is not None and floor > target:
         return f"{head}: out of reach here (the floor, {floor:.2f}, is above the target)"
     line = f"{head}: missed by {ours / target:.2f}x"
-    if cells and all(cells) and cells[0][1] <= cells[1][2]:
-        line += " (inside the spread: ours' fastest run beat the peer's slowest)"
+    if cells and all(cells) and cells[1][2] and cells[0][1] / cells[1][2] <= target:
+        best = cells[0][1] / cells[1][2]
+        line += f" (inside the spread: ours' fastest run over the peer's slowest is {best:.2f})"
     return line + why
 
 
@@ -169,6 +181,7 @@ def main():
     counted = instructions(bin_dir, a.quick)
     cost = floor_costs(floor)
     swap, cas = cost.get("swap SeqCst"), cost.get("CAS SeqCst")
+    kind = machine_kind()
     if swap is None or cas is None:
         sys.exit("lab: atomic-costs printed no 'swap SeqCst' or 'CAS SeqCst' line:\n" + floor)
     for one in qs:
@@ -277,7 +290,7 @@ def main():
         rf = ratio(o and o[0], fl) if fl else "-"
         label = f"1 owner + {k} thie{'f' if k == 1 else 'ves'}" if k else op
         w(f"| {label} | {fmt(o)} | {fmt(c)} | {fmt(p) if k else (f'{fl:.2f}' if fl else '-')} | {r} | {rf} |")
-        queue_verdicts.append((label, op, o and o[0], c and c[0], fl))
+        queue_verdicts.append((label, op, o and o[0], c and c[0], fl, (o, c)))
     w("")
     w("## The floor: single operations on this machine (probes/src/bin/atomic-costs.rs)")
     w("")
@@ -308,7 +321,7 @@ def main():
     w("Ratios: ours / peer, or ours / floor. Queue in ns per operation.")
     w("")
     num = lambda x: None if x in (None, "-") else float(x)
-    for label, op, o, c, fl in queue_verdicts:
+    for label, op, o, c, fl, cells in queue_verdicts:
         # Where the queue's instructions were counted, a miss says how many more ours executes.
         per = counted and counted.get((op, "ours")) and counted[(op, "ours")] / counted[(op, "crossbeam")]
         inst = f"; counted, ours executes {per:.2f}x crossbeam's instructions per pair (above)" if per else ""
@@ -316,20 +329,28 @@ def main():
             # 1.3x crossbeam where the floor allows: 1.3x the larger of the two.
             ref = max(fl, c) if c else fl
             w(target_line(f"queue {label}, ns (<= 1.3 x max(floor, crossbeam))", o, 1.3 * ref, fl,
-                          " (profile: chapters/contention/profile-queue-amd.txt)" + inst))
+                          f" (profile: chapters/contention/profile-queue-{kind}.txt)" + inst))
         elif op == "push+steal":
+            # Ours pays one locked instruction per pair that the JDK's thief does not: the pin's
+            # SeqCst fence (chapter 2's reclamation; `lock or` on x86-64), timed here as
+            # atomic-costs' "store + fence". Where the three reach the target, the verdict says so.
+            fence = cost.get("store + fence")
+            pinned = (f"; ours' three locked instructions per pair, swap + the pin's fence + CAS "
+                      f"({swap:.2f} + {fence:.2f} + {cas:.2f} ns here), are {(swap + fence + cas) / c:.2f} "
+                      "of crossbeam's time: the pin is chapter 2's reclamation, which a JDK thief "
+                      "does not pay" if fence and c else "")
             w(target_line(f"queue {label}, ours/crossbeam (<= 1.2)", num(ratio(o, c)), 1.2, fl / c if c else None,
-                          inst))
+                          pinned + inst, cells=cells))
         else:
             rounds = "; round by round: chapters/contention/race-rounds.txt" if "1 thief" in label else ""
             w(target_line(f"queue {label}, ours/crossbeam (<= 1.5)", num(ratio(o, c)), 1.5, fl / c if fl and c else None,
-                          " (profile: chapters/contention/profile-queue-amd.txt; ours/floor is what"
-                          f" task boxes and their reclamation add{rounds})"))
+                          f" (profile: chapters/contention/profile-queue-{kind}.txt; ours/floor is what"
+                          f" task boxes and their reclamation add{rounds})", cells=cells))
     for workload, par, rr, rj, rf, fl, rayon_ms, jdk_ms, cells in verdicts:
         fibrow = workload.startswith("fib")
         if fibrow and par == 1:
             w(target_line(f"{workload} par 1, ours/floor (<= 1.3)", num(rf), 1.3, None,
-                          " (profile: chapters/contention/profile-fib-1-amd.txt)"))
+                          f" (profile: chapters/contention/profile-fib-1-{kind}.txt)"))
         # The floor as a ratio to the peer: a target below it cannot be met by any pool.
         why = ""
         o, r = cells
@@ -344,7 +365,7 @@ def main():
                         "none: the two pools' own work is the same to 0.01 ms")
             why = f"; of its {o[0] - r[0]:.1f} ms gap, the pools' own work (empty leaves, above) explains {explains}"
         w(target_line(f"{workload} par {par}, ours/rayon (<= {1.5 if fibrow else 1.0})", num(rr), 1.5 if fibrow else 1.0,
-                      floor_ratio(fl, rayon_ms), why, cells=None if fibrow else cells))
+                      floor_ratio(fl, rayon_ms), why, cells=cells))
         if not no_jdk:
             # A miss on 64x256 where the JDK ran near the leaves' floor: say how near, and how
             # far above that floor ours ran (the floor rules the target out only above 0.8).
