@@ -167,8 +167,9 @@ def main():
               "--par", pars, "--fib", fib, "--fib-runs", str(fib_runs), "--rows"])
     # The same 64x256 with leaves of one iteration: what is left is each pool's own work per
     # task (fork, queue, run, join), the part of a 64x256 gap that a pool's code can explain.
+    # `--inside` adds ours in rayon's shape (main blocks once), beside ours in the JDK's.
     empty = run([os.path.join(bin_dir, "forkjoin-steals"), "--runs", str(max(runs, 9)), "--leaf", "1",
-                 "--par", pars, "--rows"])
+                 "--par", pars, "--rows", "--inside"])
     jdk = run([os.path.join(ROOT, "probes", "jdk", "run.sh"), "StealExperiment", str(runs),
                f"{a.leaf_us:g}us", fib, pars, "rows"])
     # The queue rows pool the runs of several processes: a process's runs agree with each other
@@ -252,16 +253,22 @@ def main():
     w("")
     w(f"The pools' own work per task: 64x256 again with leaves of one iteration ({max(runs, 9)} runs, "
       "median ms), over its 16,384 leaves. A 64x256 gap larger than the difference here is not "
-      "the pools' code but the leaves' run time, which varies from run to run as the machine does.")
+      "the pools' code but the leaves' run time, which varies from run to run as the machine does. "
+      "`ours` has the JDK probe's shape: main submits the 64 roots and joins each from outside "
+      "the pool, parking on each one not done yet. rayon's main blocks once (`install`); "
+      "`ours inside` is our pool in that shape (the roots forked and joined inside one "
+      "`ThreadPool::join`), so ours inside / rayon compares the two pools' work per task alone.")
     w("")
-    w("| par | ours ms | rayon ms | ours ns per leaf | rayon ns per leaf | ours/rayon |")
-    w("|---:|---:|---:|---:|---:|---:|")
+    w("| par | ours ms | ours inside ms | rayon ms | ours ns per leaf | ours inside ns per leaf "
+      "| rayon ns per leaf | ours/rayon | ours inside/rayon |")
+    w("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for par in map(int, pars.split(",")):
-        o, r = bare.get(("ours", par)), bare.get(("rayon", par))
+        o, i, r = (bare.get((sys_, par)) for sys_ in ("ours", "ours-inside", "rayon"))
         per = lambda ms: f"{ms * 1e6 / 16384:.0f}" if ms is not None else "-"
         ms = lambda x: f"{x:.2f}" if x is not None else "-"
-        w(f"| {par} | {ms(o)} | {ms(r)} | {per(o)} | {per(r)} | {ratio(o, r)} |")
-        missing += [f"{s} 64x256 empty leaves par {par}" for s, c in (("ours", o), ("rayon", r)) if c is None]
+        w(f"| {par} | {ms(o)} | {ms(i)} | {ms(r)} | {per(o)} | {per(i)} | {per(r)} | {ratio(o, r)} | {ratio(i, r)} |")
+        missing += [f"{s} 64x256 empty leaves par {par}"
+                    for s, c in (("ours", o), ("ours inside", i), ("rayon", r)) if c is None]
     recycled = [(int(par), pct) for workload, par, pct in rows(fj, "boxes") if workload == f"fib{fib}"]
     if recycled:
         w("")
@@ -357,12 +364,25 @@ def main():
         if fibrow and counted and o and r and o[0] > r[0]:
             why = (f"; counted, ours executes {counted[('join', 'ours')] / counted[('join', 'rayon')]:.2f}x "
                    "rayon's instructions per join on one worker (above): the rest of the gap is time per instruction")
+        if fibrow and o and r and o[0] > r[0]:
+            # rayon's join pays one fenced instruction (crossbeam's pop: a SeqCst fence, and a CAS
+            # only for the last task; its push none), ours two swaps (the JDK's push and take): one
+            # more per join, each worker running its share of the joins.
+            extra = swap * n_joins / min(par, os.cpu_count() or 1) / 1e6
+            why += (f"; one more fenced instruction per join than rayon's (the JDK's push is a swap, "
+                    f"crossbeam's a plain store) is {extra:.1f} ms here, at {swap:.2f} ns a swap over "
+                    f"{n_joins:,} joins on {min(par, os.cpu_count() or 1)} core(s), against a gap of "
+                    f"{o[0] - r[0]:.1f} ms")
         bo, br = bare.get(("ours", par)), bare.get(("rayon", par))
         if not fibrow and o and r and o[0] > r[0] and bo is not None and br is not None:
             d = bo - br  # ours' own work above rayon's, ms
             explains = (f"{d:.2f} ms" if d > 0 else
                         f"none: ours' is {-d:.2f} ms less than rayon's" if -d >= 0.005 else
                         "none: the two pools' own work is the same to 0.01 ms")
+            bi = bare.get(("ours-inside", par))
+            if d > 0 and bi is not None:
+                explains += (f" (of which main's waits outside the pool, ours - ours inside, "
+                             f"{max(bo - bi, 0):.2f} ms)")
             why = f"; of its {o[0] - r[0]:.1f} ms gap, the pools' own work (empty leaves, above) explains {explains}"
         w(target_line(f"{workload} par {par}, ours/rayon (<= {1.5 if fibrow else 1.0})", num(rr), 1.5 if fibrow else 1.0,
                       floor_ratio(fl, rayon_ms), why, cells=cells))

@@ -20,6 +20,11 @@
 //! `cargo run --release -p probes --bin forkjoin-steals [-- --runs 5 --leaf 20000 --par 1,2,4,8,16 --fib 30]`
 //! (`--ours-only` skips rayon: for profiling our pool alone).
 //!
+//! `--inside` adds a row, `ours-inside`: our pool in rayon's shape, the 64 roots forked and
+//! joined inside one task of the pool, so that `main` blocks once (as in rayon's `install`)
+//! instead of joining each root from outside (as the JDK probe and `ours` do). The lab runs it
+//! with empty leaves, where the pools' own work per task is compared.
+//!
 //! `--count ours --fib N` (or `rayon`) runs only fib(N) on that pool at parallelism 1, once and
 //! silently, for an instruction count under valgrind: `scripts/figures.sh lab` counts two sizes
 //! and subtracts, which leaves the instructions per join, the same from run to run where
@@ -79,22 +84,41 @@ fn leaves_alone(n: u64) -> f64 {
     ms
 }
 
+/// One root: forks 256 leaves, then joins them oldest first (the article's order).
+fn root(n: u64) -> u64 {
+    let leaves: Vec<_> = (0..256).map(|_| fork(move || leaf(n)).unwrap()).collect();
+    leaves.into_iter().map(|h| h.join().unwrap()).fold(0, |a, b| a ^ b)
+}
+
+/// The article's shape, as the JDK probe runs it: `main` submits the 64 roots from outside
+/// the pool and joins each in turn (parking on each one not yet done).
 fn ours_roots(par: usize, n: u64) -> (u64, f64) {
     let pool: ThreadPool = ThreadPool::new(par);
     let t0 = Instant::now();
-    let roots: Vec<_> = (0..64)
-        .map(|_| {
-            pool.submit(move || {
-                let leaves: Vec<_> = (0..256).map(|_| fork(move || leaf(n)).unwrap()).collect();
-                leaves.into_iter().map(|h| h.join().unwrap()).fold(0, |a, b| a ^ b)
-            })
-            .unwrap()
-        })
-        .collect();
+    let roots: Vec<_> = (0..64).map(|_| pool.submit(move || root(n)).unwrap()).collect();
     let x = roots.into_iter().map(|h| h.join().unwrap()).fold(0, |a, b| a ^ b);
     let ms = t0.elapsed().as_secs_f64() * 1e3;
     black_box(x);
     (pool.shutdown().steal_count, ms)
+}
+
+/// rayon's shape (`--inside`): `main` blocks once, in one `ThreadPool::join` whose task forks
+/// the 64 roots and joins them inside the pool, as `rayon_roots`' `install` and `scope` do. With
+/// empty leaves the two shapes differ by `main`'s waits: up to 64 parks and wake-ups against one.
+fn ours_roots_inside(par: usize, n: u64) -> f64 {
+    let pool: ThreadPool = ThreadPool::new(par);
+    let t0 = Instant::now();
+    let (x, ()) = pool.join(
+        move || {
+            let roots: Vec<_> = (0..64).map(|_| fork(move || root(n)).unwrap()).collect();
+            roots.into_iter().map(|h| h.join().unwrap()).fold(0, |a, b| a ^ b)
+        },
+        || (),
+    );
+    let ms = t0.elapsed().as_secs_f64() * 1e3;
+    black_box(x);
+    pool.shutdown();
+    ms
 }
 
 fn rayon_roots(par: usize, n: u64) -> f64 {
@@ -205,13 +229,15 @@ struct Opts {
     rows: bool,
     /// `--ours-only`: skip rayon (for a profile of our pool alone).
     ours_only: bool,
+    /// `--inside`: also run ours in rayon's shape (`ours_roots_inside`).
+    inside: bool,
     /// `--count ours|rayon`: only fib(`--fib`) on that pool at parallelism 1, once, silently
     /// (for valgrind). `Some(true)` is ours.
     count: Option<bool>,
 }
 
 /// The command line, for `--help` and for errors.
-const USAGE: &str = "forkjoin-steals [--runs N] [--leaf N | --leaf-us U] [--par 1,2,4] [--fib N [--fib-runs N]] [--rows] [--ours-only] [--count ours|rayon --fib N]";
+const USAGE: &str = "forkjoin-steals [--runs N] [--leaf N | --leaf-us U] [--par 1,2,4] [--fib N [--fib-runs N]] [--rows] [--ours-only] [--inside] [--count ours|rayon --fib N]";
 
 fn main() {
     let o = probes::start("forkjoin-steals", USAGE, parse);
@@ -245,6 +271,7 @@ fn main() {
     // both alike, not on whichever went second. The rows are printed grouped by system.
     let rayon = !o.ours_only;
     let mut ours = Vec::new();
+    let mut inside = Vec::new();
     let mut theirs = Vec::new();
     let mut alone = Vec::new();
     let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
@@ -253,8 +280,11 @@ fn main() {
         if rayon {
             rayon_roots(par, n);
         }
-        let (mut ms, mut steals, mut rayon_ms, mut alone_ms) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        if o.inside {
+            ours_roots_inside(par, n); // its warm-up
+        }
+        let (mut ms, mut steals, mut rayon_ms, mut alone_ms, mut inside_ms) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for run in 0..o.runs {
             in_turn(
                 run,
@@ -263,6 +293,9 @@ fn main() {
                     let (s, t) = ours_roots(par, n);
                     steals.push(s as f64);
                     ms.push(t);
+                    if o.inside {
+                        inside_ms.push(ours_roots_inside(par, n));
+                    }
                 },
                 || rayon_ms.push(rayon_roots(par, n)),
             );
@@ -271,12 +304,19 @@ fn main() {
             }
         }
         ours.push((par, ms, steals));
+        inside.push((par, inside_ms));
         theirs.push((par, rayon_ms));
         alone.push((par, alone_ms));
     }
     println!("# ours (ch07 ThreadPool): steals = get_steal_count after shutdown (exact)");
     for (par, ms, steals) in &mut ours {
         report(&o, "ours", "64x256", *par, ms, steals);
+    }
+    if o.inside {
+        println!("# ours in rayon's shape: the 64 roots forked and joined inside one pool.join");
+        for (par, ms) in &mut inside {
+            report(&o, "ours-inside", "64x256", *par, ms, &mut []);
+        }
     }
     if rayon {
         println!(
@@ -358,11 +398,12 @@ fn parse() -> Result<Opts, lexopt::Error> {
         fib_runs: None,
         rows: false,
         ours_only: false,
+        inside: false,
         count: None,
     };
     let (leaf, leaf_us, pars, fib) = (&mut o.leaf, &mut o.leaf_us, &mut o.pars, &mut o.fib);
     let fib_runs = &mut o.fib_runs;
-    let count = &mut o.count;
+    let (count, inside) = (&mut o.count, &mut o.inside);
     probes::lab_flags(&mut o.runs, &mut o.rows, &mut o.ours_only, |name, p| {
         match name {
             "leaf" => *leaf = Some(p.value()?.parse()?),
@@ -375,6 +416,7 @@ fn parse() -> Result<Opts, lexopt::Error> {
             }
             "par" => *pars = probes::counts(p, "--par")?,
             "fib" => *fib = p.value()?.parse()?,
+            "inside" => *inside = true,
             "fib-runs" => match p.value()?.parse()? {
                 0 => return Err("--fib-runs 0: at least 1".into()),
                 n => *fib_runs = Some(n),
