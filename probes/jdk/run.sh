@@ -25,5 +25,7 @@ fi
 out=${JDK_PROBE_OUT:-$here/../../target/jdk-probes}
 mkdir -p "$out"
 "$jdk/bin/javac" -d "$out" "$here/$class.java"
-echo "# $class on $("$jdk/bin/java" -version 2>&1 | head -1) ($jdk)"
+# The CPU, as the Rust probes' `machine` label names it (their figures sit beside these).
+cpu=$(grep -m1 '^model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//')
+echo "# $class on $("$jdk/bin/java" -version 2>&1 | head -1) ($jdk), ${cpu:-CPU unknown}"
 exec "$jdk/bin/java" --add-opens java.base/java.util.concurrent=ALL-UNNAMED -cp "$out" "$class" "$@"
