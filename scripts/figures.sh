@@ -199,7 +199,7 @@ cmd="probes/jdk/run.sh StealExperiment 5 15us"
 cmd="probes/jdk/run.sh StealExperiment 5 15us 0 1,2,4,8,16 norows lifo"
 { label "StealExperiment on the real JDK 25, each root joining its leaves newest first" "$cmd"; $cmd; } > chapters/ch07-pool/figures/jdk-steal-experiment-lifo.txt
 echo "[figures] ch07: fib(30) without cutoff and 64 x 256, beside rayon"
-criterion ch07-pool fork_join 5
+criterion probes fork_join 5
 { label "fork/join beside rayon (criterion)" "$cmd"
   bench_lines '^fib30_no_cutoff/\|^64_roots_x_256_leaves/' <<<"$out"
 } > chapters/ch07-pool/figures/bench.txt

@@ -3,6 +3,7 @@
 
 pub mod contention;
 pub mod protocol;
+pub mod roots;
 
 /// Sorts `values` and returns their median and a note ` (median of N; min X, max Y)`, empty
 /// for a single run. Probes print both: one run on a busy machine is not a measurement.

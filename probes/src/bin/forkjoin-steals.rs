@@ -33,7 +33,8 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use ch07_pool::{ThreadPool, fib, fork};
+use ch07_pool::{ThreadPool, fib};
+use probes::roots::{self, fib_rayon};
 use reclaim::BoxCounts;
 
 /// One leaf: `n` rounds of rotate, multiply and xor (the same rounds as the Java leaf).
@@ -84,74 +85,31 @@ fn leaves_alone(n: u64) -> f64 {
     ms
 }
 
-/// One root: forks 256 leaves, then joins them oldest first (the article's order).
-fn root(n: u64) -> u64 {
-    let leaves: Vec<_> = (0..256).map(|_| fork(move || leaf(n)).unwrap()).collect();
-    leaves.into_iter().map(|h| h.join().unwrap()).fold(0, |a, b| a ^ b)
-}
-
-/// The article's shape, as the JDK probe runs it: `main` submits the 64 roots from outside
-/// the pool and joins each in turn (parking on each one not yet done).
+/// The article's shape (`probes::roots::ours_submitted`), on a new pool: (steals, ms).
 fn ours_roots(par: usize, n: u64) -> (u64, f64) {
     let pool: ThreadPool = ThreadPool::new(par);
     let t0 = Instant::now();
-    let roots: Vec<_> = (0..64).map(|_| pool.submit(move || root(n)).unwrap()).collect();
-    let x = roots.into_iter().map(|h| h.join().unwrap()).fold(0, |a, b| a ^ b);
+    black_box(roots::ours_submitted(&pool, leaf, n));
     let ms = t0.elapsed().as_secs_f64() * 1e3;
-    black_box(x);
     (pool.shutdown().steal_count, ms)
 }
 
-/// rayon's shape (`--inside`): `main` blocks once, in one `ThreadPool::join` whose task forks
-/// the 64 roots and joins them inside the pool, as `rayon_roots`' `install` and `scope` do. With
-/// empty leaves the two shapes differ by `main`'s waits: up to 64 parks and wake-ups against one.
+/// rayon's shape on our pool (`--inside`, `probes::roots::ours_inside`), on a new pool: ms.
 fn ours_roots_inside(par: usize, n: u64) -> f64 {
     let pool: ThreadPool = ThreadPool::new(par);
     let t0 = Instant::now();
-    let (x, ()) = pool.join(
-        move || {
-            let roots: Vec<_> = (0..64).map(|_| fork(move || root(n)).unwrap()).collect();
-            roots.into_iter().map(|h| h.join().unwrap()).fold(0, |a, b| a ^ b)
-        },
-        || (),
-    );
+    black_box(roots::ours_inside(&pool, leaf, n));
     let ms = t0.elapsed().as_secs_f64() * 1e3;
-    black_box(x);
     pool.shutdown();
     ms
 }
 
+/// rayon (`probes::roots::rayon_scoped`), on a new pool: ms.
 fn rayon_roots(par: usize, n: u64) -> f64 {
-    use std::sync::atomic::{AtomicU64, Ordering};
     let pool = rayon::ThreadPoolBuilder::new().num_threads(par).build().expect("a rayon pool");
-    let x = AtomicU64::new(0);
     let t0 = Instant::now();
-    pool.install(|| {
-        rayon::scope(|roots| {
-            for _ in 0..64 {
-                roots.spawn(|_| {
-                    let mut leaves = vec![0u64; 256];
-                    rayon::scope(|s| {
-                        for slot in leaves.iter_mut() {
-                            s.spawn(move |_| *slot = leaf(n));
-                        }
-                    });
-                    // Relaxed: a checksum, read after the scope has joined everything.
-                    x.fetch_xor(leaves.into_iter().fold(0, |a, b| a ^ b), Ordering::Relaxed);
-                });
-            }
-        })
-    });
-    black_box(x.into_inner());
+    black_box(roots::rayon_scoped(&pool, leaf, n));
     t0.elapsed().as_secs_f64() * 1e3
-}
-
-fn fib_rayon(n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    let (a, b) = rayon::join(|| fib_rayon(n - 1), || fib_rayon(n - 2));
-    a + b
 }
 
 /// fib(n) on our pool: (steals, ms, boxes). Exits 1 on a wrong value. `boxes`: how many of
