@@ -229,9 +229,12 @@ if want lab; then
 echo "[figures] lab: the one-command table (scripts/lab.py) and the profiles that explain it"
 python3 scripts/lab.py > target/lab/stdout.md
 cp target/lab/table.md chapters/contention/lab-table.md
+# One set of the figures below per kind of machine (amd, intel): the book shows both; a run
+# replaces its own kind's.
+cpu=$(grep -m1 vendor_id /proc/cpuinfo | grep -q AMD && echo amd || echo intel)
 # The row that swings most, one owner and one thief, round by round (the page's "Round by round").
 cmd="cargo run --release -p probes --bin race-rounds -- --rounds 16"
-{ label "race-rounds: 1 owner + 1 thief, ours then crossbeam-deque in each round" "$cmd"; $cmd; } > chapters/contention/race-rounds.txt
+{ label "race-rounds: 1 owner + 1 thief, ours then crossbeam-deque in each round" "$cmd"; $cmd; } > "chapters/contention/race-rounds-$cpu.txt"
 # Where the time goes, by function (perf's self time; needs linux-perf, skipped without it).
 profile() { # figure, what, command...
   local fig=$1 what=$2
@@ -242,8 +245,6 @@ profile() { # figure, what, command...
   } > "$fig"
 }
 if command -v perf >/dev/null && perf stat -e task-clock true >/dev/null 2>&1; then
-  # One set per kind of machine (amd, intel): the book shows both; a run replaces its own.
-  cpu=$(grep -m1 vendor_id /proc/cpuinfo | grep -q AMD && echo amd || echo intel)
   cargo build -q --release -p probes --bin forkjoin-steals --bin queue-ops
   for par in 1 2 16; do
     profile "chapters/contention/profile-fib-$par-$cpu.txt" "fib(30), our pool, $par worker(s) on $(nproc) cores" \

@@ -349,7 +349,7 @@ def main():
             w(target_line(f"queue {label}, ours/crossbeam (<= 1.2)", num(ratio(o, c)), 1.2, fl / c if c else None,
                           pinned + inst, cells=cells))
         else:
-            rounds = "; round by round: chapters/contention/race-rounds.txt" if "1 thief" in label else ""
+            rounds = f"; round by round: chapters/contention/race-rounds-{kind}.txt" if "1 thief" in label else ""
             w(target_line(f"queue {label}, ours/crossbeam (<= 1.5)", num(ratio(o, c)), 1.5, fl / c if fl and c else None,
                           f" (profile: chapters/contention/profile-queue-{kind}.txt; ours/floor is what"
                           f" task boxes and their reclamation add{rounds})", cells=cells))
