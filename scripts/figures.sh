@@ -231,7 +231,7 @@ python3 scripts/lab.py > target/lab/stdout.md
 cp target/lab/table.md chapters/contention/lab-table.md
 # One set of the figures below per kind of machine (amd, intel): the book shows both; a run
 # replaces its own kind's.
-cpu=$(grep -m1 vendor_id /proc/cpuinfo | grep -q AMD && echo amd || echo intel)
+cpu=$(target/release/machine --kind) # amd or intel: the probes' one test of it
 # The row that swings most, one owner and one thief, round by round (the page's "Round by round").
 cmd="cargo run --release -p probes --bin race-rounds -- --rounds 16"
 { label "race-rounds: 1 owner + 1 thief, ours then crossbeam-deque in each round" "$cmd"; $cmd; } > "chapters/contention/race-rounds-$cpu.txt"

@@ -68,16 +68,6 @@ def joins(n):
     return a - 1
 
 
-def machine_kind():
-    """`amd` or `intel`: which set of profiles the verdicts cite (`scripts/figures.sh lab` keeps
-    one set per kind, `chapters/contention/profile-*-KIND.txt`)."""
-    try:
-        with open("/proc/cpuinfo") as f:
-            return "amd" if "AuthenticAMD" in f.read() else "intel"
-    except OSError:
-        return "intel"
-
-
 def floor_costs(text):
     """{operation: median ns} from atomic-costs' lines, e.g. 'swap SeqCst     2.31 ns   (...)'."""
     found = (re.match(r"^(\S.*?)\s+([0-9.]+) ns\b", line) for line in text.splitlines())
@@ -182,7 +172,7 @@ def main():
     counted = instructions(bin_dir, a.quick)
     cost = floor_costs(floor)
     swap, cas = cost.get("swap SeqCst"), cost.get("CAS SeqCst")
-    kind = machine_kind()
+    kind = run([os.path.join(bin_dir, "machine"), "--kind"]).strip()  # which profiles to cite
     if swap is None or cas is None:
         sys.exit("lab: atomic-costs printed no 'swap SeqCst' or 'CAS SeqCst' line:\n" + floor)
     for one in qs:
@@ -297,7 +287,7 @@ def main():
         rf = ratio(o and o[0], fl) if fl else "-"
         label = f"1 owner + {k} thie{'f' if k == 1 else 'ves'}" if k else op
         w(f"| {label} | {fmt(o)} | {fmt(c)} | {fmt(p) if k else (f'{fl:.2f}' if fl else '-')} | {r} | {rf} |")
-        queue_verdicts.append((label, op, o and o[0], c and c[0], fl, (o, c)))
+        queue_verdicts.append((label, op, fl, (o, c)))
     w("")
     w("## The floor: single operations on this machine (probes/src/bin/atomic-costs.rs)")
     w("")
@@ -328,7 +318,8 @@ def main():
     w("Ratios: ours / peer, or ours / floor. Queue in ns per operation.")
     w("")
     num = lambda x: None if x in (None, "-") else float(x)
-    for label, op, o, c, fl, cells in queue_verdicts:
+    for label, op, fl, cells in queue_verdicts:
+        o, c = (cell and cell[0] for cell in cells)  # the medians; the cells give the spread
         # Where the queue's instructions were counted, a miss says how many more ours executes.
         per = counted and counted.get((op, "ours")) and counted[(op, "ours")] / counted[(op, "crossbeam")]
         inst = f"; counted, ours executes {per:.2f}x crossbeam's instructions per pair (above)" if per else ""

@@ -111,6 +111,9 @@ pub fn fib_plain(n: u64) -> u64 {
 /// every timed probe prints it, and so does every figure the scripts write.
 pub use machine_label::machine;
 
+/// `amd` or `intel`: which set of per-machine figures a run writes and the lab's verdicts cite.
+pub use machine_label::kind as machine_kind;
+
 /// `--help` or `-h` anywhere on the command line: prints `usage` and exits 0.
 fn answer_help(usage: &str) {
     if std::env::args().skip(1).any(|a| a == "--help" || a == "-h") {

@@ -12,8 +12,10 @@
 //! - [`rayon_scoped`]: rayon, a scope of 64 roots, each a scope spawning one task per leaf
 //!   (not a parallel iterator, which would split the leaves into a few chunks).
 //!
-//! With a leaf of any real cost the shapes take the same time; with empty leaves the first
-//! differs by the calling thread's waits, up to 64 parks and wake-ups against one.
+//! The first shape differs from the other two by the calling thread's waits: up to 64 parks
+//! and wake-ups against one. How much that weighs depends on the leaf and the machine, so it is
+//! measured, not assumed: the lab's empty-leaf table and `benches/fork_join.rs` run both of
+//! our shapes beside rayon's (their figures, labelled, are on the contention page and ch07's).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 

@@ -28,6 +28,18 @@ pub fn machine() -> String {
     format!("{model}, {cores} cores, load average {load}")
 }
 
+/// The kind of machine, `amd` or `intel` (by the first processor's `vendor_id`; anything not
+/// AMD counts as `intel`): the profiles and round-by-round figures are kept one set per kind,
+/// `chapters/contention/*-KIND.txt`, and the lab's verdicts cite this machine's set.
+pub fn kind() -> &'static str {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let vendor = cpuinfo.lines().find_map(|l| {
+        let (k, v) = l.split_once(':')?;
+        (k.trim() == "vendor_id").then(|| v.trim().to_string())
+    });
+    if vendor.as_deref() == Some("AuthenticAMD") { "amd" } else { "intel" }
+}
+
 /// Two lines for the top of a notebook's measured output: `run: 2026-12-05 02:15 UTC` and
 /// `machine: ` [`machine`].
 pub fn run() -> String {
@@ -74,5 +86,11 @@ mod tests {
     fn the_label_names_cores_and_load() {
         let m = super::machine();
         assert!(m.contains(" cores, load average "), "{m}");
+    }
+
+    #[test]
+    fn the_kind_is_one_of_two() {
+        let k = super::kind();
+        assert!(k == "amd" || k == "intel", "{k}");
     }
 }
