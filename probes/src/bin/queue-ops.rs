@@ -15,8 +15,8 @@
 //! the runs of several processes and takes its own median, min and max.
 //!
 //! `cargo run --release -p probes --bin queue-ops [-- --runs 5 --tasks 200000 --thieves 1,2,4]`
-//! (`--ours-only` skips crossbeam and the floor: for profiling our queue alone; crossbeam's
-//! columns print NaN).
+//! (`--ours-only` skips crossbeam and the floor, and their columns: for profiling our queue
+//! alone).
 //!
 //! `--count QUEUE:OP` (`ours` or `crossbeam`, `push+pop` or `push+steal`) runs that one
 //! single-threaded operation over `--tasks` tasks, once, and prints nothing: for an instruction
@@ -142,19 +142,23 @@ fn measure(
     let (mut a, mut b, mut f) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..o.runs {
         a.push(ours(k));
-        b.push(if o.ours_only { f64::NAN } else { peer(k) });
-        if let Some(floor) = floor.filter(|_| !o.ours_only) {
-            f.push(floor(k));
+        if !o.ours_only {
+            b.push(peer(k));
+            if let Some(floor) = floor {
+                f.push(floor(k));
+            }
         }
     }
     let (am, alo, ahi) = probes::median_min_max(&mut a);
-    let (bm, blo, bhi) = probes::median_min_max(&mut b);
     let what = if k > 0 { format!("{op} k={k}") } else { op.to_string() };
-    let mut line = format!(
-        "{what:<18} ours {am:8.1} ns ({alo:.1}-{ahi:.1})   crossbeam {bm:8.1} ns ({blo:.1}-{bhi:.1})   \
-         ours/crossbeam {:.2}",
-        am / bm
-    );
+    let mut line = format!("{what:<18} ours {am:8.1} ns ({alo:.1}-{ahi:.1})");
+    if !b.is_empty() {
+        let (bm, blo, bhi) = probes::median_min_max(&mut b);
+        line += &format!(
+            "   crossbeam {bm:8.1} ns ({blo:.1}-{bhi:.1})   ours/crossbeam {:.2}",
+            am / bm
+        );
+    }
     if !f.is_empty() {
         let (fm, flo, fhi) = probes::median_min_max(&mut f);
         line +=
@@ -163,7 +167,7 @@ fn measure(
     println!("{line}");
     if o.rows {
         for (who, runs) in [("ours", &a), ("crossbeam", &b), ("protocol", &f)] {
-            for ns in runs.iter().filter(|ns| !ns.is_nan()) {
+            for ns in runs.iter() {
                 println!("qrun\t{who}\t{op}\t{k}\t{ns:.2}");
             }
         }
