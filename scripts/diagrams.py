@@ -225,9 +225,12 @@ def phase_bits():
     source_says("chapters/ch05-phase/figures/phase-probe.txt",
                 "before=0x000139b8 locked=true during=0x000239b8 after=0x000339b8")
 
-    # The article's submission queue: probe 0x39b8, id 0x39b8 = 14776, index 8 of 16.
-    probe = 0x39B8
+    # The article's submission queue: id 0x39b8 = 14776, index 8 of 16. Its submitter's probe
+    # was ThreadLocalRandom's first, 0x9e3779b9 (its probe counter's step, the same on every
+    # run); our probe (phase-probe) is 0x39b8 itself. Both mask to the same id.
+    probe = 0x9E3779B9
     qid = probe & EXTERNAL_ID_MASK
+    assert 0x39B8 & EXTERNAL_ID_MASK == qid
     assert (qid, qid & 15, IDLE, 15 + 1 + 16) == (0x39B8, 8, 0x10000, 32) and qid == 14776
     steps = [  # (phase, what made it, what it means)
         (qid, "Queue::new(id): born locked by its creator", "phase = id"),
@@ -280,7 +283,7 @@ def phase_bits():
     parts.append(text(20, ry + 56, f"The article's submission queue: id {qid:#x} = {qid}, "
                       f"at index {qid:#x} & 15 = {qid & 15} of 16", size=14, anchor="start",
                       bold=True))
-    parts.append(text(20, ry + 76, f"(its submitter's probe {probe:#x} & EXTERNAL_ID_MASK "
+    parts.append(text(20, ry + 76, f"(the JDK submitter's probe {probe:#x} & EXTERNAL_ID_MASK "
                       f"{EXTERNAL_ID_MASK:#x} = {qid:#x}), from creation through one lock cycle:",
                       size=13, anchor="start"))
     y, pitch, previous = ry + 116, 62, None
