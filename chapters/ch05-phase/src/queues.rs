@@ -102,9 +102,9 @@ unsafe impl<T: Send, P: PhaseOps> Sync for Queues<T, P> {}
 
 impl<T, P: PhaseOps> Queues<T, P> {
     /// A `len`-slot array (a power of two >= 2) with `workers` worker queues at the odd
-    /// indices 1, 3, ..., each with phase `index | tag` (the JDK's tag is the worker's probe with
-    /// its low 17 bits cleared; here too the low 17 bits of `tag` are ignored). Submission queues start at the JDK's 512
-    /// slots and grow as chapter 4's do.
+    /// indices 1, 3, ..., each with phase `index | tag` (the JDK's tag is the worker's probe
+    /// with its low 17 bits cleared; here too the low 17 bits of `tag` are ignored). Submission
+    /// queues start at the JDK's 512 slots and grow as chapter 4's do.
     pub fn new(len: usize, workers: usize, tag: i32) -> Self {
         Self::with_capacities(
             len,

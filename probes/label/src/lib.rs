@@ -10,14 +10,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 /// "AMD EPYC": two such hosts of this project, of different generations, paid 2.2 and 10.2 ns
 /// for the same SeqCst swap.
 pub fn machine() -> String {
-    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-    // The first processor's value of `key` (the line `key<tabs>: value`).
-    let field = |key: &str| {
-        cpuinfo.lines().find_map(|l| {
-            let (k, v) = l.split_once(':')?;
-            (k.trim() == key).then(|| v.trim().to_string())
-        })
-    };
+    let cpuinfo = cpuinfo();
+    let field = |key: &str| cpuinfo_field(&cpuinfo, key);
     let mut model = field("model name").unwrap_or_else(|| std::env::consts::ARCH.to_string());
     if let (Some(family), Some(number)) = (field("cpu family"), field("model")) {
         model = format!("{model} (family {family}, model {number})");
@@ -32,12 +26,29 @@ pub fn machine() -> String {
 /// AMD counts as `intel`): the profiles and round-by-round figures are kept one set per kind,
 /// `chapters/contention/*-KIND.txt`, and the lab's verdicts cite this machine's set.
 pub fn kind() -> &'static str {
-    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-    let vendor = cpuinfo.lines().find_map(|l| {
+    kind_of(&cpuinfo())
+}
+
+/// [`kind`], from the text of a `/proc/cpuinfo`.
+fn kind_of(cpuinfo: &str) -> &'static str {
+    if cpuinfo_field(cpuinfo, "vendor_id").as_deref() == Some("AuthenticAMD") {
+        "amd"
+    } else {
+        "intel"
+    }
+}
+
+/// `/proc/cpuinfo`, or nothing where there is none.
+fn cpuinfo() -> String {
+    std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default()
+}
+
+/// The first processor's value of `key` in `cpuinfo` (the line `key<tabs>: value`).
+fn cpuinfo_field(cpuinfo: &str, key: &str) -> Option<String> {
+    cpuinfo.lines().find_map(|l| {
         let (k, v) = l.split_once(':')?;
-        (k.trim() == "vendor_id").then(|| v.trim().to_string())
-    });
-    if vendor.as_deref() == Some("AuthenticAMD") { "amd" } else { "intel" }
+        (k.trim() == key).then(|| v.trim().to_string())
+    })
 }
 
 /// Two lines for the top of a notebook's measured output: `run: 2026-12-05 02:15 UTC` and
@@ -88,9 +99,15 @@ mod tests {
         assert!(m.contains(" cores, load average "), "{m}");
     }
 
+    /// The vendor line decides, not a model name that mentions a vendor.
     #[test]
-    fn the_kind_is_one_of_two() {
-        let k = super::kind();
-        assert!(k == "amd" || k == "intel", "{k}");
+    fn the_kind_comes_from_the_vendor_line() {
+        let amd = "processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC\n";
+        let intel = "processor\t: 0\nvendor_id\t: GenuineIntel\nmodel name\t: Intel(R) Xeon(R)\n";
+        let odd = "vendor_id\t: GenuineIntel\nmodel name\t: an AuthenticAMD lookalike\n";
+        assert_eq!(super::kind_of(amd), "amd");
+        assert_eq!(super::kind_of(intel), "intel");
+        assert_eq!(super::kind_of(odd), "intel");
+        assert_eq!(super::kind_of(""), "intel");
     }
 }
