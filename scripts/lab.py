@@ -273,21 +273,24 @@ def main():
     w(f"Floors: push+pop = 2 x swap SeqCst = {2 * swap:.2f} ns; push+steal = swap + CAS SeqCst = "
       f"{swap + cas:.2f} ns (atomic-costs, below); 1 owner + k thieves = the same run on the protocol "
       "alone (chapter 4's push and poll on bare ids: no task boxes, no pins; "
-      "`probes::protocol::Protocol`), measured beside it.")
+      "`probes::protocol::Protocol`), measured beside it. `floor + pins`: that run again with "
+      "chapter 2's pin around each poll, as ours has (`Protocol::pinned`): ours over it is what "
+      "the task boxes and their hand-back cost.")
     w("")
-    w("| operation | ours ns | crossbeam ns | floor ns | ours/crossbeam | ours/floor |")
-    w("|---|---:|---:|---:|---:|---:|")
+    w("| operation | ours ns | crossbeam ns | floor ns | floor + pins ns | ours/crossbeam | ours/floor |")
+    w("|---|---:|---:|---:|---:|---:|---:|")
     queue_floor = {"push+pop": 2 * swap, "push+steal": swap + cas}
     queue_verdicts = []
     for op, k in sorted({(op, k) for (_, op, k) in queue}, key=lambda x: (x[1], x[0])):
         o, c = queue.get(("ours", op, k)), queue.get(("crossbeam", op, k))
         r = ratio(o and o[0], c and c[0])
-        p = queue.get(("protocol", op, k))
+        p, pp = queue.get(("protocol", op, k)), queue.get(("protocol+pin", op, k))
         fl = queue_floor.get(op) if not k else (p and p[0])
         rf = ratio(o and o[0], fl) if fl else "-"
         label = f"1 owner + {k} thie{'f' if k == 1 else 'ves'}" if k else op
-        w(f"| {label} | {fmt(o)} | {fmt(c)} | {fmt(p) if k else (f'{fl:.2f}' if fl else '-')} | {r} | {rf} |")
-        queue_verdicts.append((label, op, fl, (o, c)))
+        w(f"| {label} | {fmt(o)} | {fmt(c)} | {fmt(p) if k else (f'{fl:.2f}' if fl else '-')} "
+          f"| {fmt(pp) if k else '-'} | {r} | {rf} |")
+        queue_verdicts.append((label, op, fl, pp and pp[0], (o, c)))
     w("")
     w("## The floor: single operations on this machine (probes/src/bin/atomic-costs.rs)")
     w("")
@@ -318,7 +321,7 @@ def main():
     w("Ratios: ours / peer, or ours / floor. Queue in ns per operation.")
     w("")
     num = lambda x: None if x in (None, "-") else float(x)
-    for label, op, fl, cells in queue_verdicts:
+    for label, op, fl, pinned_floor, cells in queue_verdicts:
         o, c = (cell and cell[0] for cell in cells)  # the medians; the cells give the spread
         # Where the queue's instructions were counted, a miss says how many more ours executes.
         per = counted and counted.get((op, "ours")) and counted[(op, "ours")] / counted[(op, "crossbeam")]
@@ -341,9 +344,13 @@ def main():
                           pinned + inst, cells=cells))
         else:
             rounds = f"; round by round: chapters/contention/race-rounds-{kind}.txt" if "1 thief" in label else ""
+            # Ours over the floor, split at the pinned floor: the pins' share, then the boxes'.
+            split = (f"; of ours' {o - fl:.1f} ns over the floor, the pins took {pinned_floor - fl:.1f} "
+                     f"(floor + pins) and the task boxes and their hand-back {o - pinned_floor:.1f}"
+                     if o and fl and pinned_floor else "")
             w(target_line(f"queue {label}, ours/crossbeam (<= 1.5)", num(ratio(o, c)), 1.5, fl / c if fl and c else None,
-                          f" (profile: chapters/contention/profile-queue-{kind}.txt; ours/floor is what"
-                          f" task boxes and their reclamation add{rounds})", cells=cells))
+                          f" (profile: chapters/contention/profile-queue-{kind}.txt{split}{rounds})",
+                          cells=cells))
     for workload, par, rr, rj, rf, fl, rayon_ms, jdk_ms, cells in verdicts:
         fibrow = workload.startswith("fib")
         if fibrow and par == 1:
@@ -385,7 +392,8 @@ def main():
             w(target_line(f"{workload} par {par}, ours/JDK (<= 0.8)", num(rj), 0.8, floor_ratio(fl, jdk_ms),
                           near))
     missing += [f"{n} {op} k={k}" for n in ("ours", "crossbeam") for (_, op, k) in queue if (n, op, k) not in queue]
-    missing += [f"protocol {op} k={k}" for (_, op, k) in queue if k and ("protocol", op, k) not in queue]
+    missing += [f"{n} {op} k={k}" for n in ("protocol", "protocol+pin") for (_, op, k) in queue
+                if k and (n, op, k) not in queue]
     text = "\n".join(out) + "\n"
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
     with open(a.out, "w") as f:

@@ -297,10 +297,11 @@ lab_floors_printed() {
   local t=target/lab/quick.md need
   for need in "Floor of one fork:" "| ours/floor |" "Floors: push+pop = 2 x swap SeqCst" \
     "## Verdicts" "queue push+pop, ns (<= 1.3 x max(floor, crossbeam))" "fib20 par 1, ours/floor (<= 1.3)" \
-    "| ours ns per leaf | ours inside ns per leaf | rayon ns per leaf |" "## Instructions per operation, counted by valgrind"; do
+    "| ours ns per leaf | ours inside ns per leaf | rayon ns per leaf |" "## Instructions per operation, counted by valgrind" \
+    "| floor + pins ns |" "(floor + pins) and the task boxes and their hand-back"; do
     grep -qF -- "$need" "$t" || { echo "lab table $t lacks: $need"; return 1; }
   done
-  echo "floors, ours/floor, the pools' own work per leaf, instruction counts and verdicts are printed"
+  echo "floors (with and without pins), ours/floor, the pools' own work per leaf, instruction counts and verdicts are printed"
 }
 
 # Build outputs never belong in git: a target/ folder anywhere in the tree.

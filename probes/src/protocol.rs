@@ -14,10 +14,18 @@ use crate::contention::{Contended, ContendedThief};
 /// pin, no hand-back. What a task's box and its reclamation cost a contended run is ours over
 /// this.
 ///
+/// [`Protocol::pinned`] adds chapter 2's pin around each poll, and nothing else: its time over
+/// the bare protocol's is what the pins cost a contended run, and ours over it what the task
+/// boxes and their hand-back cost.
+///
 /// Right only in `race`, whose ids never repeat within a run: then no thief's CAS can match a
 /// value pushed after it read the slot (the reuse that chapter 2's pins guard against cannot
 /// happen), and no slot value is ever followed. Not a queue to use.
-pub struct Protocol(Arc<Ids>);
+pub struct Protocol {
+    ids: Arc<Ids>,
+    /// Whether each thief's poll holds a pin (`reclaim::pin`), as ours does.
+    pinned: bool,
+}
 
 /// The shared queue, emptied before it drops (its `Drop` would free what a slot holds).
 pub struct Ids(WorkQueue<usize>);
@@ -25,10 +33,18 @@ pub struct Ids(WorkQueue<usize>);
 impl Protocol {
     /// An empty queue, growing from the JDK's first capacity.
     pub fn new() -> Protocol {
-        Protocol(Arc::new(Ids(WorkQueue::new(
-            ch04_grow::INITIAL_QUEUE_CAPACITY,
-            ch04_grow::MAX_CAPACITY,
-        ))))
+        Protocol {
+            ids: Arc::new(Ids(WorkQueue::new(
+                ch04_grow::INITIAL_QUEUE_CAPACITY,
+                ch04_grow::MAX_CAPACITY,
+            ))),
+            pinned: false,
+        }
+    }
+
+    /// The same, with each thief's poll pinned as ours is (still no boxes).
+    pub fn pinned() -> Protocol {
+        Protocol { pinned: true, ..Protocol::new() }
     }
 }
 
@@ -56,23 +72,27 @@ impl Drop for Ids {
 impl Contended for Protocol {
     type Thief = ProtocolThief;
     fn push(&self, task: usize) -> Result<(), usize> {
-        push_slot::<usize, Reference, usize>(&self.0.0, task, |id, _| to_slot(id))
+        push_slot::<usize, Reference, usize>(&self.ids.0, task, |id, _| to_slot(id))
             .map_err(|full| full.task)
     }
     fn pop(&self) -> Option<usize> {
-        from_slot(take::next_local_task(&self.0.0, false))
+        from_slot(take::next_local_task(&self.ids.0, false))
     }
     fn thief(&self) -> ProtocolThief {
-        ProtocolThief(self.0.clone())
+        ProtocolThief { ids: self.ids.clone(), pinned: self.pinned }
     }
 }
 
-/// A thief on a [`Protocol`] queue: `poll`, unpinned.
-pub struct ProtocolThief(Arc<Ids>);
+/// A thief on a [`Protocol`] queue: `poll`, pinned only on a [`Protocol::pinned`] queue.
+pub struct ProtocolThief {
+    ids: Arc<Ids>,
+    pinned: bool,
+}
 
 impl ContendedThief for ProtocolThief {
     fn take(&mut self, stats: &mut PollStats) -> Option<usize> {
-        from_slot(take::poll(&self.0.0, stats))
+        let _pin = self.pinned.then(reclaim::pin); // as `ch04_grow::Stealer::poll_counted`
+        from_slot(take::poll(&self.ids.0, stats))
     }
 }
 
@@ -82,9 +102,10 @@ mod tests {
 
     #[test]
     fn the_floor_takes_every_id_once() {
-        let q = Protocol::new();
-        // `race` checks that every id was taken exactly once, by a thief or the owner.
-        crate::contention::race(&q, 20_000, 2).expect("each id taken once");
-        assert_eq!(q.pop(), None, "the race took everything");
+        for q in [Protocol::new(), Protocol::pinned()] {
+            // `race` checks that every id was taken exactly once, by a thief or the owner.
+            crate::contention::race(&q, 20_000, 2).expect("each id taken once");
+            assert_eq!(q.pop(), None, "the race took everything");
+        }
     }
 }

@@ -8,7 +8,9 @@
 //! - `1+k thieves`: chapter 2's contended run (`race`): the owner pushes `--tasks` tasks while k
 //!   thieves, released together, steal; nanoseconds per task, and every task checked taken once.
 //!   Beside it the run's floor, `protocol`: chapter 4's protocol alone, on bare ids, with no
-//!   task boxes and no reclamation (`probes::protocol::Protocol`).
+//!   task boxes and no reclamation (`probes::protocol::Protocol`); and `protocol+pin`, the same
+//!   with chapter 2's pin around each poll, as ours has: ours over it is what the task boxes
+//!   and their hand-back cost, it over the floor what the pins cost.
 //!
 //! Each figure is the median of `--runs` runs (min-max beside it). `--rows` adds a
 //! tab-separated line per run for `scripts/lab.py`, `qrun <queue> <op> <k> <ns>`: the lab pools
@@ -106,7 +108,7 @@ fn main() {
         0,
         |_| push_pop(&our_queue(), rounds),
         |_| push_pop(&Crossbeam::new(), rounds),
-        None,
+        &[],
     );
     measure(
         &o,
@@ -114,7 +116,7 @@ fn main() {
         0,
         |_| push_steal(&our_queue(), rounds),
         |_| push_steal(&Crossbeam::new(), rounds),
-        None,
+        &[],
     );
     for &k in &o.thieves {
         measure(
@@ -123,13 +125,23 @@ fn main() {
             k,
             |k| race_or_exit("queue-ops", &our_queue(), o.tasks, k).ns_per_task(),
             |k| race_or_exit("queue-ops", &Crossbeam::new(), o.tasks, k).ns_per_task(),
-            Some(&|k| race_or_exit("queue-ops", &Protocol::new(), o.tasks, k).ns_per_task()),
+            &[
+                ("protocol", &|k| {
+                    race_or_exit("queue-ops", &Protocol::new(), o.tasks, k).ns_per_task()
+                }),
+                ("protocol+pin", &|k| {
+                    race_or_exit("queue-ops", &Protocol::pinned(), o.tasks, k).ns_per_task()
+                }),
+            ],
         );
     }
     println!("check: every task taken exactly once: yes");
 }
 
-/// Runs both sides (and the floor, where there is one) `runs` times, alternating, and prints
+/// A floor run beside ours: its name in the output, and the run.
+type Floor<'a> = (&'a str, &'a dyn Fn(usize) -> f64);
+
+/// Runs both sides (and the floors, where there are any) `runs` times, alternating, and prints
 /// each median and the ratios.
 fn measure(
     o: &Opts,
@@ -137,15 +149,16 @@ fn measure(
     k: usize,
     ours: impl Fn(usize) -> f64,
     peer: impl Fn(usize) -> f64,
-    floor: Option<&dyn Fn(usize) -> f64>,
+    floors: &[Floor],
 ) {
-    let (mut a, mut b, mut f) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    let mut f = vec![Vec::new(); floors.len()];
     for _ in 0..o.runs {
         a.push(ours(k));
         if !o.ours_only {
             b.push(peer(k));
-            if let Some(floor) = floor {
-                f.push(floor(k));
+            for ((_, floor), runs) in floors.iter().zip(&mut f) {
+                runs.push(floor(k));
             }
         }
     }
@@ -159,14 +172,14 @@ fn measure(
             am / bm
         );
     }
-    if !f.is_empty() {
-        let (fm, flo, fhi) = probes::median_min_max(&mut f);
-        line +=
-            &format!("   protocol {fm:.1} ns ({flo:.1}-{fhi:.1})   ours/protocol {:.2}", am / fm);
+    for ((name, _), runs) in floors.iter().zip(&mut f).filter(|(_, runs)| !runs.is_empty()) {
+        let (fm, flo, fhi) = probes::median_min_max(runs);
+        line += &format!("   {name} {fm:.1} ns ({flo:.1}-{fhi:.1})   ours/{name} {:.2}", am / fm);
     }
     println!("{line}");
     if o.rows {
-        for (who, runs) in [("ours", &a), ("crossbeam", &b), ("protocol", &f)] {
+        let floors = floors.iter().zip(&f).map(|((name, _), runs)| (*name, runs));
+        for (who, runs) in [("ours", &a), ("crossbeam", &b)].into_iter().chain(floors) {
             for ns in runs.iter() {
                 println!("qrun\t{who}\t{op}\t{k}\t{ns:.2}");
             }
