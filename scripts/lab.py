@@ -290,7 +290,7 @@ def main():
         label = f"1 owner + {k} thie{'f' if k == 1 else 'ves'}" if k else op
         w(f"| {label} | {fmt(o)} | {fmt(c)} | {fmt(p) if k else (f'{fl:.2f}' if fl else '-')} "
           f"| {fmt(pp) if k else '-'} | {r} | {rf} |")
-        queue_verdicts.append((label, op, fl, pp and pp[0], (o, c)))
+        queue_verdicts.append((label, op, k, fl, pp and pp[0], (o, c)))
     w("")
     w("## The floor: single operations on this machine (probes/src/bin/atomic-costs.rs)")
     w("")
@@ -321,7 +321,8 @@ def main():
     w("Ratios: ours / peer, or ours / floor. Queue in ns per operation.")
     w("")
     num = lambda x: None if x in (None, "-") else float(x)
-    for label, op, fl, pinned_floor, cells in queue_verdicts:
+    cores = os.cpu_count() or 1
+    for label, op, k, fl, pinned_floor, cells in queue_verdicts:
         o, c = (cell and cell[0] for cell in cells)  # the medians; the cells give the spread
         # Where the queue's instructions were counted, a miss says how many more ours executes.
         per = counted and counted.get((op, "ours")) and counted[(op, "ours")] / counted[(op, "crossbeam")]
@@ -339,7 +340,8 @@ def main():
             pinned = (f"; ours' three locked instructions per pair, swap + the pin's fence + CAS "
                       f"({swap:.2f} + {fence:.2f} + {cas:.2f} ns here), are {(swap + fence + cas) / c:.2f} "
                       "of crossbeam's time: the pin is chapter 2's reclamation, which a JDK thief "
-                      "does not pay" if fence and c else "")
+                      "does not pay (its fence moved to the seal, with membarrier, was tried: the contention "
+                      "page, \"A pin without a fence\")" if fence and c else "")
             w(target_line(f"queue {label}, ours/crossbeam (<= 1.2)", num(ratio(o, c)), 1.2, fl / c if c else None,
                           pinned + inst, cells=cells))
         else:
@@ -348,6 +350,10 @@ def main():
             split = (f"; of ours' {o - fl:.1f} ns over the floor, the pins took {pinned_floor - fl:.1f} "
                      f"(floor + pins) and the task boxes and their hand-back {o - pinned_floor:.1f}"
                      if o and fl and pinned_floor else "")
+            # More threads than cores: who runs is the scheduler's choice, and the runs show it.
+            if k + 1 > cores and cells[0] and split:
+                split += (f"; with {k + 1} threads on {cores} cores ours' runs spread from {cells[0][1]:.1f} "
+                          f"to {cells[0][2]:.1f} ns: read the runs, not this split")
             w(target_line(f"queue {label}, ours/crossbeam (<= 1.5)", num(ratio(o, c)), 1.5, fl / c if fl and c else None,
                           f" (profile: chapters/contention/profile-queue-{kind}.txt{split}{rounds})",
                           cells=cells))
