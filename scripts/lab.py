@@ -290,7 +290,22 @@ def main():
         label = f"1 owner + {k} thie{'f' if k == 1 else 'ves'}" if k else op
         w(f"| {label} | {fmt(o)} | {fmt(c)} | {fmt(p) if k else (f'{fl:.2f}' if fl else '-')} "
           f"| {fmt(pp) if k else '-'} | {r} | {rf} |")
-        queue_verdicts.append((label, op, k, fl, pp and pp[0], (o, c)))
+        queue_verdicts.append((label, op, k, fl, (o, c)))
+    w("")
+    # Ours over the floor of each contended row, split at the pinned floor: the pins' share,
+    # then the boxes'. Printed for every row, met or missed; a miss's verdict points here.
+    cores = os.cpu_count() or 1
+    for label, op, k, fl, (o, _) in queue_verdicts:
+        pp = queue.get(("protocol+pin", op, k))
+        if not (k and o and fl and pp):
+            continue
+        line = (f"- {label}: of ours' {o[0] - fl:.1f} ns over the floor, the pins took {pp[0] - fl:.1f} "
+                f"(floor + pins) and the task boxes and their hand-back {o[0] - pp[0]:.1f}")
+        # More threads than cores: who runs is the scheduler's choice, and the runs show it.
+        if k + 1 > cores:
+            line += (f"; with {k + 1} threads on {cores} cores ours' runs spread from {o[1]:.1f} "
+                     f"to {o[2]:.1f} ns: read the runs, not this split")
+        w(line)
     w("")
     w("## The floor: single operations on this machine (probes/src/bin/atomic-costs.rs)")
     w("")
@@ -321,8 +336,7 @@ def main():
     w("Ratios: ours / peer, or ours / floor. Queue in ns per operation.")
     w("")
     num = lambda x: None if x in (None, "-") else float(x)
-    cores = os.cpu_count() or 1
-    for label, op, k, fl, pinned_floor, cells in queue_verdicts:
+    for label, op, k, fl, cells in queue_verdicts:
         o, c = (cell and cell[0] for cell in cells)  # the medians; the cells give the spread
         # Where the queue's instructions were counted, a miss says how many more ours executes.
         per = counted and counted.get((op, "ours")) and counted[(op, "ours")] / counted[(op, "crossbeam")]
@@ -346,17 +360,9 @@ def main():
                           pinned + inst, cells=cells))
         else:
             rounds = f"; round by round: chapters/contention/race-rounds-{kind}.txt" if "1 thief" in label else ""
-            # Ours over the floor, split at the pinned floor: the pins' share, then the boxes'.
-            split = (f"; of ours' {o - fl:.1f} ns over the floor, the pins took {pinned_floor - fl:.1f} "
-                     f"(floor + pins) and the task boxes and their hand-back {o - pinned_floor:.1f}"
-                     if o and fl and pinned_floor else "")
-            # More threads than cores: who runs is the scheduler's choice, and the runs show it.
-            if k + 1 > cores and cells[0] and split:
-                split += (f"; with {k + 1} threads on {cores} cores ours' runs spread from {cells[0][1]:.1f} "
-                          f"to {cells[0][2]:.1f} ns: read the runs, not this split")
             w(target_line(f"queue {label}, ours/crossbeam (<= 1.5)", num(ratio(o, c)), 1.5, fl / c if fl and c else None,
-                          f" (profile: chapters/contention/profile-queue-{kind}.txt{split}{rounds})",
-                          cells=cells))
+                          f" (profile: chapters/contention/profile-queue-{kind}.txt; ours over the floor, "
+                          f"split into pins and boxes: under the queue table{rounds})", cells=cells))
     for workload, par, rr, rj, rf, fl, rayon_ms, jdk_ms, cells in verdicts:
         fibrow = workload.startswith("fib")
         if fibrow and par == 1:
