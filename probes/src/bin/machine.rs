@@ -5,13 +5,26 @@
 //!
 //! usage: machine [--kind]
 
-fn main() {
-    match std::env::args().nth(1).as_deref() {
-        None => println!("{}", probes::machine()),
-        Some("--kind") => println!("{}", probes::machine_kind()),
-        Some(other) => {
-            eprintln!("machine: unknown argument {other:?}; usage: machine [--kind]");
-            std::process::exit(2);
+const USAGE: &str = "machine [--kind]";
+
+/// Whether `--kind` was given.
+fn parse() -> Result<bool, lexopt::Error> {
+    use lexopt::prelude::*;
+    let mut kind = false;
+    let mut p = lexopt::Parser::from_env();
+    while let Some(arg) = p.next()? {
+        match arg {
+            Long("kind") => kind = true,
+            _ => return Err(arg.unexpected()),
         }
+    }
+    Ok(kind)
+}
+
+fn main() {
+    if probes::start("machine", USAGE, parse) {
+        println!("{}", probes::machine_kind());
+    } else {
+        println!("{}", probes::machine());
     }
 }
