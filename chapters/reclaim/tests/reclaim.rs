@@ -62,6 +62,21 @@ fn boxes_are_reused_once_their_pins_have_cleared() {
     .expect("the test thread");
 }
 
+/// A thread that pins and stays pinned until the sender returned sends (or is dropped); returns
+/// once the pin is held.
+fn hold_a_pin() -> (mpsc::Sender<()>, thread::JoinHandle<()>) {
+    let (pinned_tx, pinned_rx) = mpsc::channel();
+    let (unpin_tx, unpin_rx) = mpsc::channel::<()>();
+    let holder = thread::spawn(move || {
+        let pin = pin();
+        pinned_tx.send(()).expect("the test waits for the pin");
+        let _ = unpin_rx.recv();
+        drop(pin);
+    });
+    pinned_rx.recv().expect("the holder pins");
+    (unpin_tx, holder)
+}
+
 /// A thread that stays pinned holds back every batch sealed meanwhile: twenty batches, all
 /// new boxes. Once it unpins, the next seal makes those boxes ready, and pushes that need more
 /// boxes than one batch reuse them. (Sealing without looking at the pins fails the first half:
@@ -70,15 +85,7 @@ fn boxes_are_reused_once_their_pins_have_cleared() {
 #[test]
 fn a_pinned_thread_holds_back_the_batches_sealed_meanwhile() {
     let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let (pinned_tx, pinned_rx) = mpsc::channel();
-    let (unpin_tx, unpin_rx) = mpsc::channel::<()>();
-    let thief = thread::spawn(move || {
-        let pin = pin();
-        pinned_tx.send(()).expect("the test waits for the pin");
-        let _ = unpin_rx.recv();
-        drop(pin);
-    });
-    pinned_rx.recv().expect("the thief pins");
+    let (unpin_tx, thief) = hold_a_pin();
     thread::spawn(move || {
         let held = cycle(20 * BATCH);
         let distinct: HashSet<_> = held.iter().copied().collect();
@@ -193,4 +200,30 @@ fn a_box_whose_pusher_has_exited_stays_with_the_thief() {
     })
     .join()
     .expect("the thief");
+}
+
+/// A batch that a pin held back at its seal comes back at its pusher's next push once that pin
+/// has cleared, though nothing more comes home to seal. (Looking at the held batches again only
+/// at the next seal fails this: the pusher then asked the allocator for every push: tried.)
+#[test]
+fn a_held_batch_comes_back_at_the_next_push_once_its_pin_clears() {
+    let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let (unpin_tx, holder) = hold_a_pin();
+    steal_beside(BATCH, send_pending, move |pushed| {
+        let pushed: HashSet<_> = pushed.iter().copied().collect();
+        // A batch's worth has come home: this push seals it, noting the holder's pin.
+        let during = boxed(0u64);
+        assert!(!pushed.contains(&(during as usize)), "a box came back while its pin was held");
+        unpin_tx.send(()).expect("the holder waits");
+        holder.join().expect("the holder");
+        let after = boxed(1u64);
+        assert!(
+            pushed.contains(&(after as usize)),
+            "the pin cleared, yet the next push asked the allocator for a new box"
+        );
+        for p in [during, after] {
+            // SAFETY: from `boxed` on this thread; no one else saw it.
+            unsafe { take_own(p) };
+        }
+    });
 }
