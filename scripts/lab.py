@@ -34,6 +34,7 @@ A target is out of reach only where the floor itself is above it; the verdicts s
 import argparse
 import datetime
 import os
+import platform
 import re
 import statistics
 import subprocess
@@ -347,15 +348,17 @@ def main():
             w(target_line(f"queue {label}, ns (<= 1.3 x max(floor, crossbeam))", o, 1.3 * ref, fl,
                           f" (profile: chapters/contention/profile-queue-{kind}.txt)" + inst))
         elif op == "push+steal":
-            # Ours pays one locked instruction per pair that the JDK's thief does not: the pin's
-            # SeqCst fence (chapter 2's reclamation; `lock or` on x86-64), timed here as
-            # atomic-costs' "store + fence". Where the three reach the target, the verdict says so.
-            fence = cost.get("store + fence")
-            pinned = (f"; ours' three locked instructions per pair, swap + the pin's fence + CAS "
-                      f"({swap:.2f} + {fence:.2f} + {cas:.2f} ns here), are {(swap + fence + cas) / c:.2f} "
+            # Ours pays one locked instruction per pair that the JDK's thief does not: the pin
+            # (chapter 2's reclamation). On x86-64 it is a SeqCst swap of the pin counter, timed
+            # here as atomic-costs' "swap SeqCst"; elsewhere a store and a SeqCst fence ("store +
+            # fence"). Where the three reach the target, the verdict says so.
+            x86 = platform.machine().lower() in ("x86_64", "amd64")
+            pin, how = (swap, "swap") if x86 else (cost.get("store + fence"), "fence")
+            pinned = (f"; ours' three locked instructions per pair, swap + the pin's {how} + CAS "
+                      f"({swap:.2f} + {pin:.2f} + {cas:.2f} ns here), are {(swap + pin + cas) / c:.2f} "
                       "of crossbeam's time: the pin is chapter 2's reclamation, which a JDK thief "
                       "does not pay (its fence moved to the seal, with membarrier, was tried: the contention "
-                      "page, \"A pin without a fence\")" if fence and c else "")
+                      "page, \"A pin without a fence\")" if pin and c else "")
             w(target_line(f"queue {label}, ours/crossbeam (<= 1.2)", num(ratio(o, c)), 1.2, fl / c if c else None,
                           pinned + inst, cells=cells))
         else:

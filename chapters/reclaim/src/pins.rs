@@ -74,11 +74,7 @@ impl Participant {
         let depth = self.depth.get();
         if depth == 0 {
             let c = self.counter.load(Relaxed); // Relaxed: only this thread writes it
-            self.counter.store(c + 1, Relaxed); // Relaxed: the fence below orders it
-            // SeqCst fence: the slot reads that follow may not move above the mark. A
-            // seal's fence and look pair with it (Dekker): either the seal sees the mark,
-            // or this thread's reads see the slot already emptied by the take.
-            fence(SeqCst);
+            mark_and_fence(&self.counter, c + 1);
         }
         self.depth.set(depth + 1);
     }
@@ -94,6 +90,25 @@ impl Participant {
             // Release: the pinned reads happen before a reuse that sees this store.
             self.counter.store(c + 1, Release);
         }
+    }
+}
+
+/// Marks `counter` odd (`odd`), then fences: the slot reads that follow may not move above the
+/// mark. A seal's fence and look pair with it (Dekker): either the seal sees the mark, or this
+/// thread's reads see the slot already emptied by the take.
+#[inline(always)] // on every steal
+fn mark_and_fence(counter: &AtomicU64, odd: u64) {
+    #[cfg(all(target_arch = "x86_64", not(loom)))]
+    {
+        // SeqCst swap: on x86-64 a locked instruction is itself a full barrier, so the mark
+        // and the fence are one instruction (crossbeam-epoch pins the same way on x86). Not
+        // the memory model's promise, which loom checks: the store and fence below are.
+        counter.swap(odd, SeqCst);
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(loom))))]
+    {
+        counter.store(odd, Relaxed); // Relaxed: the fence orders it
+        fence(SeqCst); // SeqCst fence: see above
     }
 }
 // ANCHOR_END: enter
