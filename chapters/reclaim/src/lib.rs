@@ -124,6 +124,9 @@ pub unsafe fn take_keeping_box<T>(p: *mut T, guard: &Guard) -> Option<T> {
 pub struct Home {
     #[cfg(not(loom))]
     inbox: handback::Inbox<batch::Block>,
+    /// The vectors of blocks this home has emptied, for thieves to send the next ones in.
+    #[cfg(not(loom))]
+    empties: outbox::Empties,
 }
 
 /// This thread's [`Home`] (under loom, a home that keeps nothing: boxes are freed at once there).

@@ -7,7 +7,7 @@ use super::batch::{Block, Garbage, ORPHANS, Sealed, free_orphans};
 use super::chain::{Chain, FAST};
 use super::counts::add;
 use super::handback::{Inbox, close_returned, seal_returned};
-use super::outbox::post;
+use super::outbox::{Empties, post};
 use super::pins::registry;
 use super::{BATCH, Home};
 
@@ -28,6 +28,9 @@ struct Limbo {
     ready: Vec<(Layout, Vec<*mut u8>)>,
     /// Emptied batch vectors, reused (a fresh one per seal would be a large allocation).
     spare: Vec<Vec<Garbage>>,
+    /// The vectors of blocks that came home, emptied, on their way back to this home's
+    /// `empties` for thieves to reuse.
+    emptied: Vec<Vec<*mut u8>>,
     /// `boxed` calls served from `ready` (the slow path) and by the allocator, not yet added to
     /// the totals.
     reused: u64,
@@ -40,13 +43,14 @@ struct Limbo {
 
 impl Default for Limbo {
     fn default() -> Limbo {
-        let home = Arc::new(Home { inbox: Inbox::new() });
+        let home = Arc::new(Home { inbox: Inbox::new(), empties: Empties::new() });
         OWN_HOME.set(Arc::as_ptr(&home));
         Limbo {
             open: Vec::new(),
             sealed: VecDeque::new(),
             ready: Vec::new(),
             spare: Vec::new(),
+            emptied: Vec::new(),
             reused: 0,
             allocated: 0,
             sent_home: 0,
@@ -60,7 +64,7 @@ pub(super) fn home() -> Arc<Home> {
     // A thread past its thread-locals gets a closed home: thieves keep its boxes.
     LIMBO
         .try_with(|l| l.borrow().home.clone())
-        .unwrap_or_else(|_| Arc::new(Home { inbox: Inbox::closed() }))
+        .unwrap_or_else(|_| Arc::new(Home { inbox: Inbox::closed(), empties: Empties::new() }))
 }
 
 /// Hands `memory` (of `layout`, just taken by this thread) back to `home`, through this
@@ -198,11 +202,13 @@ impl Limbo {
             for g in boxes.drain(..) {
                 self.recycle(g);
             }
-            for Block { layout, boxes } in blocks {
-                boxes.into_iter().for_each(|memory| self.recycle(Garbage { memory, layout }));
+            for Block { layout, boxes: mut memories } in blocks {
+                memories.drain(..).for_each(|memory| self.recycle(Garbage { memory, layout }));
+                self.emptied.push(memories);
             }
             self.spare.push(boxes);
         }
+        self.home.empties.give(&mut self.emptied);
     }
     // ANCHOR_END: seal
 

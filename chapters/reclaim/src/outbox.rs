@@ -8,7 +8,7 @@
 //!
 //! What travels is a [`Block`]: the boxes' addresses in a vector that moves whole, from this
 //! outbox to the home's inbox and on into one of the home's batches, and is read once, when the
-//! batch is recycled. (The outbox used to copy each box's address and layout into the inbox's
+//! batch is recycled; emptied, it waits at the home ([`Empties`]) for a thief's next block. (The outbox used to copy each box's address and layout into the inbox's
 //! list, and the home copied them again into its batch: two copies of 24 bytes per box, the
 //! second across cores. Those lists also kept their largest size, which is what held most of
 //! the memory of chapter 4's ten-million-task run: see its page.)
@@ -20,7 +20,7 @@
 use std::alloc::Layout;
 use std::cell::{Cell, RefCell, UnsafeCell};
 use std::ptr::null;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use super::Home;
 use super::batch::Block;
@@ -28,6 +28,48 @@ use super::limbo::{keep, sent_home};
 
 /// Boxes a thief collects before it takes its home's lock.
 pub const SEND_EVERY: usize = 64;
+
+/// Emptied block vectors, kept at their home for the thieves that send there next. A block's
+/// vector is allocated by a thief and emptied by the home: without this, every block cost the
+/// thief a `malloc` and the home a `free` of memory from the thief's allocator arena, and the
+/// two threads waited for that arena's lock (one owner and one thief, `race-rounds` under
+/// `perf`, Intel Xeon, 2026-12-05). Both sides only `try_lock`: when the other holds the list,
+/// the thief allocates and the home frees, as before.
+pub(crate) struct Empties(Mutex<Vec<Vec<*mut u8>>>);
+
+/// Emptied vectors a home keeps; past this, it frees them.
+const KEEP_EMPTIES: usize = 64;
+
+// SAFETY: every vector the list holds is empty (`give` takes only emptied ones), so no address
+// moves between threads through it, only the vectors' own memory.
+unsafe impl Send for Empties {}
+// SAFETY: as above; the mutex orders every access to the list.
+unsafe impl Sync for Empties {}
+
+impl Empties {
+    pub(crate) const fn new() -> Empties {
+        Empties(Mutex::new(Vec::new()))
+    }
+
+    /// An emptied vector, if one waits and no one else holds the list.
+    fn take(&self) -> Option<Vec<*mut u8>> {
+        self.0.try_lock().ok()?.pop()
+    }
+
+    /// Keeps the emptied vectors of `emptied` (up to [`KEEP_EMPTIES`]) and frees the rest,
+    /// leaving `emptied` empty.
+    pub(crate) fn give(&self, emptied: &mut Vec<Vec<*mut u8>>) {
+        if emptied.is_empty() {
+            return;
+        }
+        if let Ok(mut kept) = self.0.try_lock() {
+            let room = KEEP_EMPTIES.saturating_sub(kept.len()).min(emptied.len());
+            let only_empty = |v: &Vec<*mut u8>| debug_assert!(v.is_empty(), "only emptied ones");
+            kept.extend(emptied.drain(..room).inspect(only_empty));
+        }
+        emptied.clear();
+    }
+}
 
 /// This thread's boxes for one home, all of one layout: a fixed array that a post fills with
 /// one store, in `Cell`s of a `const` thread-local (as chapter 2's chains, `chain.rs`).
@@ -50,11 +92,12 @@ impl Outbox {
         if n == 0 {
             return;
         }
-        // SAFETY: only this thread touches its outbox; `boxes[..n]` are filled (invariant).
-        let boxes = unsafe { (&*self.boxes.get())[..n].to_vec() };
-        let block = Block { layout: self.layout.get(), boxes };
         let home = self.home.borrow();
         let home = home.as_ref().expect("boxes wait only for a home (invariant)");
+        let mut boxes = home.empties.take().unwrap_or_else(|| Vec::with_capacity(SEND_EVERY));
+        // SAFETY: only this thread touches its outbox; `boxes[..n]` are filled (invariant).
+        boxes.extend_from_slice(unsafe { &(&*self.boxes.get())[..n] });
+        let block = Block { layout: self.layout.get(), boxes };
         match home.inbox.send(block, n) {
             Ok(()) => sent_home(n as u64),
             Err(back) => back.boxes.into_iter().for_each(|m| keep(m, back.layout)),

@@ -1,48 +1,11 @@
 //! A task's state (`reclaim::boxed_state`, `reclaim::free_state`): which frees reach the
-//! allocator. A test binary of its own, for its allocator counts what the test's thread asks of
-//! the allocator, and nothing else.
+//! allocator. A test binary of its own, for its allocator (`counting/`) counts what the test's
+//! thread asks of the allocator, and nothing else.
 
 #![cfg(not(loom))] // under loom a state is freed at once: nothing is kept
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
-
-/// The system allocator, counting the calls of the thread that set `COUNTING`.
-struct Counting;
-
-static ALLOCS: AtomicUsize = AtomicUsize::new(0);
-static FREES: AtomicUsize = AtomicUsize::new(0);
-
-thread_local! {
-    static COUNTING: Cell<bool> = const { Cell::new(false) };
-}
-
-// SAFETY: every call goes to `System` unchanged; the counting touches no memory of its own.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if COUNTING.with(Cell::get) {
-            ALLOCS.fetch_add(1, Relaxed); // Relaxed: read on this same thread
-        }
-        // SAFETY: the caller's contract, passed on.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        if COUNTING.with(Cell::get) {
-            FREES.fetch_add(1, Relaxed); // as above
-        }
-        // SAFETY: the caller's contract, passed on.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-/// (allocations, frees) this thread has asked for since counting began.
-fn counts() -> (usize, usize) {
-    (ALLOCS.load(Relaxed), FREES.load(Relaxed))
-}
+mod counting;
+use counting::{counting, counts};
 
 /// A freed state is kept by its thread for the next state of the same layout (no call to the
 /// allocator either way), and only of that layout: a block kept whatever its layout would one
@@ -55,7 +18,7 @@ fn a_freed_state_is_reused_for_its_layout_only() {
     std::thread::spawn(|| {
         let kept = reclaim::boxed_state([1u64; 8]); // the first state: its layout is kept
         let other = reclaim::boxed_state(Other([2; 8]));
-        COUNTING.with(|c| c.set(true));
+        counting(true);
         let before = counts();
         // SAFETY: from `boxed_state`, live, never in a slot, and not used again.
         unsafe { reclaim::free_state(other.as_ptr()) };
@@ -66,7 +29,7 @@ fn a_freed_state_is_reused_for_its_layout_only() {
         unsafe { reclaim::free_state(kept.as_ptr()) };
         let again = reclaim::boxed_state([5u64; 8]);
         let after = counts();
-        COUNTING.with(|c| c.set(false));
+        counting(false);
         assert_eq!(after, before, "the freed state was not kept for the next one");
         assert_eq!(again.as_ptr(), at, "the next state is the kept block");
         // SAFETY: `again` is live, written by `boxed_state`.
