@@ -8,10 +8,11 @@
 //!
 //! What travels is a [`Block`]: the boxes' addresses in a vector that moves whole, from this
 //! outbox to the home's inbox and on into one of the home's batches, and is read once, when the
-//! batch is recycled; emptied, it waits at the home ([`Empties`]) for a thief's next block. (The outbox used to copy each box's address and layout into the inbox's
-//! list, and the home copied them again into its batch: two copies of 24 bytes per box, the
-//! second across cores. Those lists also kept their largest size, which is what held most of
-//! the memory of chapter 4's ten-million-task run: see its page.)
+//! batch is recycled; emptied, it waits at the home ([`Empties`]) for a thief's next block.
+//! (The outbox used to copy each box's address and layout into the inbox's list, and the home
+//! copied them again into its batch: two copies of 24 bytes per box, the second across cores.
+//! Those lists also kept their largest size, which is what held most of the memory of chapter
+//! 4's ten-million-task run: see its page.)
 //!
 //! As safe as one at a time: a box joins its home's batch when the home drains its inbox,
 //! and the home looks at the pins after that drain, so after the thief's take. Holding the box

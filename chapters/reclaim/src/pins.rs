@@ -101,8 +101,9 @@ fn mark_and_fence(counter: &AtomicU64, odd: u64) {
     #[cfg(all(target_arch = "x86_64", not(loom)))]
     {
         // SeqCst swap: on x86-64 a locked instruction is itself a full barrier, so the mark
-        // and the fence are one instruction (crossbeam-epoch pins the same way on x86). Not
-        // the memory model's promise, which loom checks: the store and fence below are.
+        // and the fence are one instruction (crossbeam-epoch's pin uses a locked
+        // compare-exchange so on x86). That is the processor's promise, not the memory
+        // model's: loom checks the store and fence below.
         counter.swap(odd, SeqCst);
     }
     #[cfg(not(all(target_arch = "x86_64", not(loom))))]
