@@ -106,11 +106,12 @@ fn reuse_slow(layout: Layout) -> Option<*mut u8> {
             FAST.with(|f| f.adopt(layout));
             let mut m = l.pop_ready(layout);
             // A batch sealed while a thief was pinned waits for that thief's next unpin, a
-            // steal later; look again before asking the allocator. (Without this look, one
-            // owner whose every task was stolen called `malloc` for a whole batch of pushes
-            // after each such seal: up to 12% of them, `race-rounds`, Intel, 2026-12-05.)
-            if m.is_none() && !l.sealed.is_empty() {
-                l.recycle_passed();
+            // steal later; look at the newest batch again before asking the allocator. (Without
+            // this look, one owner whose every task was stolen called `malloc` for a whole batch
+            // of pushes after each such seal: up to 12% of them, `race-rounds`, Intel,
+            // 2026-12-05.) Only the newest: older ones waited through a seal already, and a
+            // look at every batch on every push would cost most while a long pin holds many.
+            if m.is_none() && l.recycle_newest() {
                 m = l.pop_ready(layout);
             }
             // A thread whose tasks are all stolen takes nothing and so never seals: seal
@@ -193,24 +194,39 @@ impl Limbo {
     fn recycle_passed(&mut self) {
         let mut i = 0;
         while i < self.sealed.len() {
-            if !self.sealed[i].pinned.passed() {
+            if !self.recycle_if_passed(i) {
                 i += 1;
-                continue;
             }
-            let Sealed { mut boxes, blocks, chain, .. } = self.sealed.remove(i).expect("i < len");
-            recycle_chain(chain);
-            for g in boxes.drain(..) {
-                self.recycle(g);
-            }
-            for Block { layout, boxes: mut memories } in blocks {
-                memories.drain(..).for_each(|memory| self.recycle(Garbage { memory, layout }));
-                self.emptied.push(memories);
-            }
-            self.spare.push(boxes);
         }
         self.home.empties.give(&mut self.emptied);
     }
+
+    /// Recycles sealed batch `i` if its noted pins have cleared; says whether it did.
+    fn recycle_if_passed(&mut self, i: usize) -> bool {
+        if !self.sealed[i].pinned.passed() {
+            return false;
+        }
+        let Sealed { mut boxes, blocks, chain, .. } = self.sealed.remove(i).expect("i < len");
+        recycle_chain(chain);
+        for g in boxes.drain(..) {
+            self.recycle(g);
+        }
+        for Block { layout, boxes: mut memories } in blocks {
+            memories.drain(..).for_each(|memory| self.recycle(Garbage { memory, layout }));
+            self.emptied.push(memories);
+        }
+        self.spare.push(boxes);
+        true
+    }
     // ANCHOR_END: seal
+
+    /// Recycles the newest sealed batch if its noted pins have cleared; says whether it did.
+    fn recycle_newest(&mut self) -> bool {
+        let Some(newest) = self.sealed.len().checked_sub(1) else { return false };
+        let recycled = self.recycle_if_passed(newest);
+        self.home.empties.give(&mut self.emptied);
+        recycled
+    }
 
     /// A ready box of `layout`, if there is one (counted as reused).
     fn pop_ready(&mut self, layout: Layout) -> Option<*mut u8> {
