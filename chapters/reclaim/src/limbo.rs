@@ -298,6 +298,7 @@ impl Drop for Limbo {
         // Close the inbox: thieves keep what they take from now on.
         let mut blocks = Vec::new();
         let pinned = close_returned(&self.home.inbox, &mut blocks, registry());
+        self.home.empties.clear(); // no thief sends here any more
         let open = std::mem::take(&mut self.open);
         let last = (!open.is_empty() || !blocks.is_empty() || open_chain.len() > 0)
             .then_some(Sealed { pinned, boxes: open, blocks, chain: (layout, open_chain) });

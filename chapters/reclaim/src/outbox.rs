@@ -70,6 +70,11 @@ impl Empties {
         }
         emptied.clear();
     }
+
+    /// Frees the vectors kept, for a home whose thread exits (its inbox is closed).
+    pub(crate) fn clear(&self) {
+        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clear();
+    }
 }
 
 /// This thread's boxes for one home, all of one layout: a fixed array that a post fills with

@@ -124,7 +124,8 @@ impl Registry {
     /// thief's take under its pin) holds back its own batch until it unpins, like anyone's.
     pub fn pinned_now(&self) -> Pinned {
         // SeqCst fence: the takes before it (swaps and CASes that emptied the slots) may
-        // not move below the look at the counters. Pairs with the fence in `enter`.
+        // not move below the look at the counters. Pairs with the pin's (`mark_and_fence`: a
+        // fence, or on x86-64 a swap).
         fence(SeqCst);
         let threads = self.lock();
         let noted = threads.iter().filter_map(|c| {
