@@ -29,7 +29,8 @@ struct Limbo {
     /// Emptied batch vectors, reused (a fresh one per seal would be a large allocation).
     spare: Vec<Vec<Garbage>>,
     /// The vectors of blocks that came home, emptied, on their way back to this home's
-    /// `empties` for thieves to reuse.
+    /// `empties` for thieves to reuse. Empty between calls: `recycle_if_passed` fills it and
+    /// its callers hand it on at once; a field only so that no call allocates a list.
     emptied: Vec<Vec<*mut u8>>,
     /// `boxed` calls served from `ready` (the slow path) and by the allocator, not yet added to
     /// the totals.
