@@ -17,7 +17,7 @@ mod pool;
 /// Steal accounting: the reference solution of the chapter 6 exercise.
 pub mod steals;
 
-pub use pool::{Job, Pool, fork, join_workers, pop_own, push_job, scan, steal};
+pub use pool::{Job, Pool, fork, join_workers, pop_own, push_job, push_own, scan, steal};
 
 use std::sync::atomic::{AtomicU32, AtomicU64};
 

@@ -207,12 +207,16 @@ fn submit_to(shared: &Shared, job: Job) {
 #[inline(always)]
 pub fn push_job<T>(queues: &Queues<T>, own: Option<usize>, job: T) -> Result<(), Full<T>> {
     match own {
-        Some(own) => {
-            let q = queues.get(own).expect("a worker's queue");
-            ch05_phase::lock::push(q.work(), &q.phase, job, true)
-        }
+        Some(own) => push_own(queues.get(own).expect("a worker's queue"), job),
         None => submit_job(queues, job),
     }
+}
+
+/// The owner's push into its own queue `q` (chapter 5's push, no lock): `push_job`'s path for
+/// a worker that has its queue at hand. Only the worker that owns `q` may call it.
+#[inline(always)]
+pub fn push_own<T>(q: &Queue<T>, job: T) -> Result<(), Full<T>> {
+    ch05_phase::lock::push(q.work(), &q.phase, job, true)
 }
 
 /// `push_job` from outside the pool: into a submission queue found with this thread's probe.

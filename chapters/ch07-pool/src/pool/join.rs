@@ -31,6 +31,7 @@ where
 {
     let (shared, own, helps) =
         current_worker().expect("join_in_task runs inside a task of a ThreadPool");
+    let queue = shared.own_queue(own); // for the push and the take-back below
     let forked = Pending::new(b);
     // SAFETY: `forked` stays in this frame until `done` (below, and the guard when unwinding).
     let task = unsafe { forked.on_stack() };
@@ -39,14 +40,14 @@ where
     // in the waiting code itself can get here.)
     let guard = AbortOnUnwind;
     // After a shutdown the fork is rejected: run `b` here instead (nothing is lost).
-    push(shared, Some(own), task).unwrap_or_else(Task::run);
+    push(shared, Some(queue), task).unwrap_or_else(Task::run);
     let ra = call(a); // a panic is counted here, where it starts
     // Most often no one has stolen `b`: it is still on top of this worker's queue. Take it back
     // and call it here, like `a`, with no result slot and no helping loop. Anything else on top
     // (a task `a` forked and did not join) is run as the helping wait would run it first.
     // [JDK 25: `awaitDone` -> `helpJoin` -> `tryRemoveAndExec`, which takes the task back
     // only if it finds it, scanning down from the top]
-    if let Some(top) = shared.queues.get(own).and_then(pop_own) {
+    if let Some(top) = pop_own(queue) {
         if top.data() == &raw const forked as *const () {
             std::mem::forget(top); // ours, run below (dropping an `on_stack` task does nothing)
             std::mem::forget(guard); // nothing queued points into this frame any more

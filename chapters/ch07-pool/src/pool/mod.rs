@@ -20,9 +20,9 @@ use std::sync::{Arc, PoisonError};
 use std::thread::JoinHandle;
 
 use ch04_grow::WorkQueue;
-use ch05_phase::{Queues, advance_probe};
+use ch05_phase::{Queue, Queues, advance_probe};
 use ch06_nsteals::steals::{count_take, get_steal_count, retire};
-use ch06_nsteals::{Job, join_workers, pop_own, push_job};
+use ch06_nsteals::{Job, join_workers, pop_own, push_job, push_own};
 use crossbeam_utils::CachePadded;
 
 use crate::done::Done;
@@ -75,6 +75,15 @@ struct Shared {
     /// When a worker's push or a steal wakes an idle worker: the pool's `WaitOps` (see
     /// [`Rule`]).
     rule: Rule,
+}
+
+impl Shared {
+    /// Worker `own`'s queue. A fork looks it up once and passes it on: each lookup is a bounds
+    /// check and two loads, which the compiler cannot reuse across the swaps between them.
+    #[inline]
+    fn own_queue(&self, own: usize) -> &Queue<Task> {
+        self.queues.get(own).expect("a worker's queue")
+    }
 }
 
 thread_local! {

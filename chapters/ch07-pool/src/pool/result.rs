@@ -267,7 +267,7 @@ where
     R: Send + 'static,
 {
     let (task, job) = Pending::on_heap(f);
-    match push(shared, own, task) {
+    match push(shared, own.map(|w| shared.own_queue(w)), task) {
         Ok(()) => Ok(job),
         Err(task) => {
             std::mem::forget(task); // never queued: no one else has the job

@@ -5,19 +5,20 @@ use super::*;
 // ANCHOR: push
 /// Accepts `task` unless the pool is shut down, pushes it (a worker to its own queue `own`,
 /// anyone else to a submission queue), then signals an idle worker (a worker's push only when
-/// its queue looked empty). `own`: `on_worker_of(shared)`, which the caller often knows.
+/// its queue looked empty). `own`: the queue of `on_worker_of(shared)`, which the caller often
+/// has at hand (`Shared::own_queue`).
 ///
 /// Inlined: called out of line, it reloaded the task its caller had just written through a
 /// failed store forward, a tenth of a fork's time in the profile.
 #[inline(always)]
-pub(super) fn push(shared: &Shared, own: Option<usize>, task: Task) -> Result<(), Task> {
-    let pushed = if let Some(w) = own {
+pub(super) fn push(shared: &Shared, own: Option<&Queue<Task>>, task: Task) -> Result<(), Task> {
+    let pushed = if let Some(q) = own {
         // A worker's fork: the worker is alive, and scans its own queue before it exits.
         if shared.shutdown.load(Relaxed) {
             return Err(task); // Relaxed: only whether to accept; nothing is lost
         }
-        let pushed = push_job(&shared.queues, own, task);
-        if pushed.is_ok() && !looked_empty(shared, w) {
+        let pushed = push_own(q, task);
+        if pushed.is_ok() && !looked_empty(shared, q) {
             return Ok(()); // a task below is still queued: the thief that takes it signals on
         }
         pushed
@@ -91,8 +92,8 @@ impl Rule {
 /// Skipping can cost parallelism, never a task: a worker runs every task of its own queue
 /// before it goes idle or exits.
 #[inline]
-pub(super) fn looked_empty(shared: &Shared, own: usize) -> bool {
-    shared.rule.looked_empty(shared.queues.get(own).expect("a worker's queue").work())
+pub(super) fn looked_empty(shared: &Shared, own: &Queue<Task>) -> bool {
+    shared.rule.looked_empty(own.work())
 }
 
 // ANCHOR: propagate

@@ -21,7 +21,7 @@ pub(super) fn run_one(shared: &Shared, own: usize) -> bool {
 
 /// Own queue first, then a scan of the others from `seed`: the task and the queue it came from.
 pub(super) fn take(shared: &Shared, own: usize, seed: u32) -> Polled<(usize, Task)> {
-    if let Some(task) = shared.queues.get(own).and_then(pop_own) {
+    if let Some(task) = pop_own(shared.own_queue(own)) {
         return Polled::Task((own, task));
     }
     let found = scan(&shared.queues, own, advance_probe(seed));
@@ -66,7 +66,7 @@ pub(super) fn worker_thread<I: WaitOps>(shared: &Arc<Shared>, w: usize) {
 pub(super) fn run_worker<I: WaitOps>(shared: &Arc<Shared>, w: usize) {
     let own = 2 * w + 1;
     // Only this worker pushes to its queue: a thief hands the boxes it takes back here.
-    shared.queues.get(own).expect("a worker's queue").work().bind_home(Some(reclaim::home()));
+    shared.own_queue(own).work().bind_home(Some(reclaim::home()));
     CURRENT.set(Some((Arc::as_ptr(shared), own, wait_or_help::<I>)));
     let mut r = (own as u32).wrapping_mul(0x9e37_79b9) | 1;
     loop {
