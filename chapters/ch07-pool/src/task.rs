@@ -1,8 +1,8 @@
-//! What the pool's queues hold: a [`Task`], the address of a task's state and the functions
-//! that run or drop it.
+//! What the pool's queues hold: a [`Task`], the address of a task's state and a table of the
+//! functions that run or drop it.
 //!
 //! Chapter 6 queued boxed closures, `Box<dyn FnOnce()>`; the queue boxes each task again to give
-//! its slot a thin pointer (chapter 2), so every fork cost two allocations. A `Task` is three
+//! its slot a thin pointer (chapter 2), so every fork cost two allocations. A `Task` is two
 //! words with no owner of its own: a submitted or forked task's closure and result slot are one
 //! heap allocation, shared with its handle (`Task::heap`; whichever of the two is done with it
 //! last frees it, as its `Done` decides, with no reference count), and a task forked by
@@ -34,16 +34,45 @@ pub(crate) trait HeapJob: Send + Sync {
 ///
 /// Invariant: `data` stays valid until `run` or `drop` has been called on it, exactly one of
 /// the two is called, once, and either may be called from any thread.
+///
+/// Two words, the state's address and a static table of the two functions: a push writes two
+/// words into its box, not three, and the box is 16 bytes.
 pub(crate) struct Task {
     data: *const (),
-    run: unsafe fn(*const ()),
-    drop: unsafe fn(*const ()),
+    ops: &'static TaskOps,
+}
+
+/// What runs a [`Task`], or disposes of it unrun: one static table per kind of task.
+pub(crate) struct TaskOps {
+    pub(crate) run: unsafe fn(*const ()),
+    pub(crate) drop: unsafe fn(*const ()),
 }
 
 // SAFETY: both constructors require state that may move to and run on another thread
 // (`J: Send + Sync`; `on_stack`'s caller vouches the same), and the invariant makes one call,
 // once.
 unsafe impl Send for Task {}
+
+/// The table of a heap job `J` (a constant, promoted to a static by the reference to it).
+struct HeapOps<J>(std::marker::PhantomData<J>);
+
+impl<J: HeapJob> HeapOps<J> {
+    const OPS: TaskOps = TaskOps { run: Self::run, drop: Self::drop };
+
+    /// # Safety
+    /// `data` is the `J` given to `Task::heap`, and this is the one call on it.
+    unsafe fn run(data: *const ()) {
+        // SAFETY: as above: live, and the one call.
+        unsafe { J::run_shared(data.cast()) }
+    }
+
+    /// # Safety
+    /// As `run`.
+    unsafe fn drop(data: *const ()) {
+        // SAFETY: as `run`.
+        unsafe { J::drop_shared(data.cast()) }
+    }
+}
 
 impl Task {
     /// A task that runs (or drops) the heap job `job`, which it shares with whoever waits for
@@ -53,31 +82,19 @@ impl Task {
     /// `job` stays live until the task has run or dropped it, as `J`'s `HeapJob` contract
     /// says; this is the one task made of it.
     pub(crate) unsafe fn heap<J: HeapJob + 'static>(job: NonNull<J>) -> Task {
-        /// # Safety
-        /// `data` is the `J` given to `heap`, and this is the one call on it.
-        unsafe fn run<J: HeapJob>(data: *const ()) {
-            // SAFETY: as above: live, and the one call.
-            unsafe { J::run_shared(data.cast()) }
-        }
-        /// # Safety
-        /// As `run`.
-        unsafe fn drop<J: HeapJob>(data: *const ()) {
-            // SAFETY: as `run`.
-            unsafe { J::drop_shared(data.cast()) }
-        }
-        Task { data: job.as_ptr() as *const (), run: run::<J>, drop: drop::<J> }
+        Task { data: job.as_ptr() as *const (), ops: &HeapOps::<J>::OPS }
     }
 
-    /// A task whose state lives elsewhere (in `join_in_task`'s frame): `run(data)` runs it.
-    /// Dropping it unrun does nothing, and leaves whoever waits for it waiting forever: such a
-    /// task is run, never dropped (`join_in_task` runs a rejected fork itself).
+    /// A task whose state lives elsewhere (in `join_in_task`'s frame): `ops.run(data)` runs
+    /// it. Its `ops.drop` is to do nothing ([`forget`]): dropping such a task unrun leaves
+    /// whoever waits for it waiting forever, so it is run, never dropped (`join_in_task` runs
+    /// a rejected fork itself).
     ///
     /// # Safety
-    /// `data` stays valid until the task has run; `run(data)` may be called once, from any
-    /// thread; and whoever owns `data` waits for that run before freeing it.
-    pub(crate) unsafe fn on_stack(data: *const (), run: unsafe fn(*const ())) -> Task {
-        unsafe fn forget(_: *const ()) {}
-        Task { data, run, drop: forget }
+    /// `data` stays valid until the task has run; `ops.run(data)` may be called once, from
+    /// any thread; and whoever owns `data` waits for that run before freeing it.
+    pub(crate) unsafe fn on_stack(data: *const (), ops: &'static TaskOps) -> Task {
+        Task { data, ops }
     }
 
     /// The address of the task's state: which task this is (`join_in_task` knows its own).
@@ -89,7 +106,7 @@ impl Task {
     pub(crate) fn run(self) {
         let this = ManuallyDrop::new(self); // `run` takes the place of `drop`
         // SAFETY: the invariant: `data` is valid, and this is the one call (`self` is consumed).
-        unsafe { (this.run)(this.data) }
+        unsafe { (this.ops.run)(this.data) }
     }
 }
 
@@ -97,6 +114,9 @@ impl Drop for Task {
     fn drop(&mut self) {
         // SAFETY: the invariant: the task has not run (`run` forgets `self`), so this is the
         // one call on `data`.
-        unsafe { (self.drop)(self.data) }
+        unsafe { (self.ops.drop)(self.data) }
     }
 }
+
+/// The `drop` of a task in a frame ([`Task::on_stack`]): nothing to do.
+pub(crate) unsafe fn forget(_: *const ()) {}

@@ -28,7 +28,7 @@ use crossbeam_utils::CachePadded;
 use crate::done::Done;
 use crate::scan::{Polled, scan};
 use crate::sync::yield_now;
-use crate::task::{HeapJob, Task};
+use crate::task::{HeapJob, Task, TaskOps};
 use crate::{Reference, Sleep, WaitOps};
 
 mod join;

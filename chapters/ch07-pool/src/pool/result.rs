@@ -112,8 +112,11 @@ impl<F: FnOnce() -> R, R> Pending<F, R> {
     {
         // SAFETY: the caller keeps `self` live until the run; `run_erased` is sound once from
         // any thread, the closure and its result being `Send`.
-        unsafe { Task::on_stack(self as *const Self as *const (), Self::run_erased) }
+        unsafe { Task::on_stack(self as *const Self as *const (), &Self::ON_STACK) }
     }
+
+    /// The functions of `on_stack`'s task.
+    const ON_STACK: TaskOps = TaskOps { run: Self::run_erased, drop: crate::task::forget };
 
     /// `run` for `Task::on_stack`, which erases the type.
     ///
