@@ -218,7 +218,8 @@ pub fn push<T, G: GrowOps>(q: &WorkQueue<T>, task: T) -> Result<(), Full<T>> {
         m
     });
     // Counted after the slot's swap: counted just before it, the same count cost a fork of
-    // chapter 7 about a fifteenth of its time (its page, "What it costs").
+    // chapter 7 about a fifteenth of its time on the lab's Intel Xeon (its page, "What it
+    // costs"; other machines may differ).
     if spare {
         reclaim::note_reused();
     }

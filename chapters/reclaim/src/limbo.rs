@@ -44,7 +44,7 @@ struct Limbo {
 
 impl Default for Limbo {
     fn default() -> Limbo {
-        let home = Arc::new(Home { inbox: Inbox::new(), empties: Empties::new() });
+        let home = Home::with_inbox(Inbox::new());
         OWN_HOME.set(Arc::as_ptr(&home));
         Limbo {
             open: Vec::new(),
@@ -65,7 +65,15 @@ pub(super) fn home() -> Arc<Home> {
     // A thread past its thread-locals gets a closed home: thieves keep its boxes.
     LIMBO
         .try_with(|l| l.borrow().home.clone())
-        .unwrap_or_else(|_| Arc::new(Home { inbox: Inbox::closed(), empties: Empties::new() }))
+        .unwrap_or_else(|_| Home::with_inbox(Inbox::closed()))
+}
+
+impl Home {
+    /// A home whose thieves send to `inbox` (open; or closed, and they keep what they take),
+    /// with no emptied vectors yet.
+    fn with_inbox(inbox: Inbox<Block>) -> Arc<Home> {
+        Arc::new(Home { inbox, empties: Empties::new() })
+    }
 }
 
 /// Hands `memory` (of `layout`, just taken by this thread) back to `home`, through this
