@@ -223,7 +223,7 @@ pub unsafe fn release_empty<T>(p: *mut T) {
 #[inline(always)]
 pub fn note_reused() {
     #[cfg(not(loom))]
-    chain::FAST.with(|f| f.reused.set(f.reused.get() + 1));
+    chain::FAST.with(|f| f.noted.set(f.noted.get() + 1));
 }
 
 pub mod sync;

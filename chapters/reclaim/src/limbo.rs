@@ -4,7 +4,7 @@ use std::collections::VecDeque;
 use std::sync::{Arc, PoisonError};
 
 use super::batch::{Block, Garbage, ORPHANS, Sealed, free_orphans};
-use super::chain::{Chain, FAST};
+use super::chain::{Chain, FAST, Fast};
 use super::counts::add;
 use super::handback::{Inbox, close_returned, seal_returned};
 use super::outbox::{Empties, post};
@@ -240,7 +240,7 @@ impl Limbo {
     /// A ready box of `layout`, if there is one (counted as reused).
     fn pop_ready(&mut self, layout: Layout) -> Option<*mut u8> {
         if let Some(m) = FAST.with(|f| f.pop_ready(layout)) {
-            return Some(m); // counted there
+            return Some(m); // counted by `Fast::take_reused`
         }
         let m = self.ready.iter_mut().find(|(k, _)| *k == layout).and_then(|(_, v)| v.pop());
         self.reused += u64::from(m.is_some());
@@ -250,8 +250,7 @@ impl Limbo {
     /// Adds this thread's counts to the totals.
     fn add_counts(&mut self) {
         // Relaxed: statistics.
-        let fast = FAST.with(|f| f.reused.replace(0));
-        let reused = std::mem::take(&mut self.reused) + fast;
+        let reused = std::mem::take(&mut self.reused) + FAST.with(Fast::take_reused);
         add(reused, std::mem::take(&mut self.allocated), std::mem::take(&mut self.sent_home));
     }
 

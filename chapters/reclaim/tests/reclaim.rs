@@ -9,7 +9,8 @@ use std::sync::{Arc, Mutex, mpsc};
 use std::thread;
 
 use reclaim::{
-    BATCH, Home, SEND_EVERY, boxed, home, pin, send_pending, take_own, take_sending_box_home,
+    BATCH, BoxCounts, Home, SEND_EVERY, boxed, home, note_reused, pin, send_pending, take_own,
+    take_sending_box_home,
 };
 
 /// Held by each test for its whole run.
@@ -40,6 +41,25 @@ fn a_taken_box_is_not_reused_within_its_batch() {
     })
     .join()
     .expect("the test thread");
+}
+
+/// Once the thread that pushed has exited, the counts are exact: each `boxed` call is one box
+/// reused or allocated, and each `note_reused` one more reuse. (`SERIAL` keeps the other tests'
+/// threads from adding to the totals meanwhile.)
+#[test]
+fn every_box_handed_out_is_counted_once() {
+    let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let (pushes, noted) = (20 * BATCH + 7, 5);
+    let before = BoxCounts::now();
+    std::thread::spawn(move || {
+        cycle(pushes);
+        (0..noted).for_each(|_| note_reused());
+    })
+    .join()
+    .expect("the test thread");
+    let counts = BoxCounts::now().since(before);
+    assert_eq!(counts.reused + counts.allocated, (pushes + noted) as u64, "{counts:?}");
+    assert!(counts.allocated <= 8 * BATCH as u64, "most boxes are recycled: {counts:?}");
 }
 
 /// Once their pins have cleared, boxes are reused: twenty batches of push and take go through
