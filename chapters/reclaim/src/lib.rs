@@ -226,6 +226,16 @@ pub fn note_reused() {
     chain::FAST.with(|f| f.noted.set(f.noted.get() + 1));
 }
 
+/// Who pays for a pin's fence in this process (`barrier.rs`): `membarrier` (each seal, on every
+/// running thread) or `fence` (each pin; `RECLAIM_FENCE=symmetric`, or no `membarrier` here).
+/// Loom's models check the symmetric pair: `loom`.
+pub fn pin_fence() -> &'static str {
+    #[cfg(not(loom))]
+    return barrier::label();
+    #[cfg(loom)]
+    "loom"
+}
+
 pub mod sync;
 #[cfg(loom)]
 mod timeline;
@@ -233,6 +243,8 @@ mod timeline;
 mod counts;
 pub use counts::BoxCounts;
 
+#[cfg(not(loom))]
+mod barrier;
 #[cfg(not(loom))]
 mod batch;
 #[cfg(not(loom))]

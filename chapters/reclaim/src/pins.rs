@@ -8,7 +8,7 @@ use std::cell::Cell;
 use crossbeam_utils::CachePadded;
 
 use crate::sync::Ordering::{Acquire, Relaxed, Release, SeqCst};
-use crate::sync::{Arc, AtomicU64, Mutex, MutexGuard, fence};
+use crate::sync::{Arc, AtomicU64, Mutex, MutexGuard};
 
 /// One thread's pin counter: odd while the thread is pinned. Only that thread writes it;
 /// each pin and each unpin adds one, so a value once seen odd never comes back.
@@ -98,6 +98,14 @@ impl Participant {
 /// thread's reads see the slot already emptied by the take.
 #[inline(always)] // on every steal
 fn mark_and_fence(counter: &AtomicU64, odd: u64) {
+    #[cfg(not(loom))]
+    if crate::barrier::seals_fence_for_pins() {
+        counter.store(odd, Relaxed); // Relaxed: the seal's `membarrier` fences for it
+        // The compiler may not move the slot reads above the mark; the processor may, and
+        // the seal's barrier covers that (`barrier.rs`).
+        std::sync::atomic::compiler_fence(SeqCst);
+        return;
+    }
     #[cfg(all(target_arch = "x86_64", not(loom)))]
     {
         // SeqCst swap: on x86-64 a locked instruction is itself a full barrier, so the mark
@@ -109,7 +117,7 @@ fn mark_and_fence(counter: &AtomicU64, odd: u64) {
     #[cfg(not(all(target_arch = "x86_64", not(loom))))]
     {
         counter.store(odd, Relaxed); // Relaxed: the fence orders it
-        fence(SeqCst); // SeqCst fence: see above
+        crate::sync::fence(SeqCst); // SeqCst fence: see above
     }
 }
 // ANCHOR_END: enter
@@ -125,8 +133,11 @@ impl Registry {
     pub fn pinned_now(&self) -> Pinned {
         // SeqCst fence: the takes before it (swaps and CASes that emptied the slots) may
         // not move below the look at the counters. Pairs with the pin's (`mark_and_fence`: a
-        // fence, or on x86-64 a swap).
-        fence(SeqCst);
+        // fence, on x86-64 a swap, or this fence's `membarrier`: `barrier.rs`).
+        #[cfg(not(loom))]
+        crate::barrier::heavy_fence();
+        #[cfg(loom)]
+        crate::sync::fence(SeqCst);
         let threads = self.lock();
         let noted = threads.iter().filter_map(|c| {
             // Acquire: the fence orders the look after the takes; Acquire also orders
@@ -164,7 +175,11 @@ mod process {
     }
 
     thread_local! {
-        static ME: Me = Me(THREADS.register());
+        // The fence mode is chosen before this thread's first pin (`barrier.rs`).
+        static ME: Me = Me({
+            crate::barrier::decide();
+            THREADS.register()
+        });
     }
 
     /// Pins the calling thread.

@@ -217,8 +217,9 @@ fn main() {
     let leaf_us = leaf_cost_us(n);
     println!(
         "# forkjoin-steals: 64 roots x 256 leaves, leaf={n} iterations ({leaf_us:.2} us each), \
-         {} run(s) per row after a warm-up run, {}",
+         {} run(s) per row after a warm-up run, ours' pin fence: {}, {}",
         o.runs,
+        reclaim::pin_fence(),
         probes::machine()
     );
     if o.rows {

@@ -96,8 +96,9 @@ fn main() {
         return;
     }
     println!(
-        "# queue-ops: ours (ch04 WorkQueue) vs crossbeam-deque 0.8 (Worker::new_lifo), {} run(s) \
-         each, {}",
+        "# queue-ops: ours (ch04 WorkQueue, pin fence: {}) vs crossbeam-deque 0.8 \
+         (Worker::new_lifo), {} run(s) each, {}",
+        reclaim::pin_fence(),
         o.runs,
         probes::machine()
     );

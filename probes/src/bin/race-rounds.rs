@@ -48,10 +48,11 @@ fn parse() -> Result<Opts, lexopt::Error> {
 fn main() {
     let o = probes::start("race-rounds", USAGE, parse);
     println!(
-        "# race-rounds: 1 owner + 1 thief, {} tasks per round, {} rounds, ours (ch04 WorkQueue) \
-         then crossbeam-deque in each; {}",
+        "# race-rounds: 1 owner + 1 thief, {} tasks per round, {} rounds, ours (ch04 WorkQueue, \
+         pin fence: {}) then crossbeam-deque in each; {}",
         o.tasks,
         o.rounds,
+        reclaim::pin_fence(),
         probes::machine()
     );
     println!(
