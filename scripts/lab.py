@@ -179,6 +179,9 @@ def main():
     for one in qs:
         if "check: every task taken exactly once: yes" not in one:
             sys.exit("lab: queue-ops did not confirm that every task was taken once:\n" + one)
+    # Who paid for ours' pin fence (queue-ops' header: chapter 2, "Who pays for the pin's fence").
+    fence = re.search(r"pin fence: (\w+)", q)
+    pin_fence = fence.group(1) if fence else "?"
 
     # (system, workload, par) -> (median ms, min, max, steals)
     pool = {}
@@ -266,7 +269,7 @@ def main():
         w(f"Task boxes our pool recycled on fib{fib} (median per row; the rest came from malloc, "
           "chapter 2's reclaim): " + ", ".join(f"par {par} {pct}%" for par, pct in sorted(recycled)))
     w("")
-    w("## Queues: ours (ch04 WorkQueue) / crossbeam-deque 0.8, ns per operation")
+    w(f"## Queues: ours (ch04 WorkQueue, pin fence: {pin_fence}) / crossbeam-deque 0.8, ns per operation")
     w("")
     w(f"{runs} run(s) in each of {procs} process(es) of queue-ops, pooled: median (min-max); "
       "ours, crossbeam's and the floor's runs alternate within each process.")
@@ -348,17 +351,24 @@ def main():
             w(target_line(f"queue {label}, ns (<= 1.3 x max(floor, crossbeam))", o, 1.3 * ref, fl,
                           f" (profile: chapters/contention/profile-queue-{kind}.txt)" + inst))
         elif op == "push+steal":
-            # Ours pays one locked instruction per pair that the JDK's thief does not: the pin
-            # (chapter 2's reclamation). On x86-64 it is a SeqCst swap of the pin counter, timed
-            # here as atomic-costs' "swap SeqCst"; elsewhere a store and a SeqCst fence ("store +
-            # fence"). Where the three reach the target, the verdict says so.
+            # Where the seals pay for the pin's fence (membarrier), a pair pays two locked
+            # instructions, the push's swap and the thief's CAS: the floor. Where each pin
+            # fences, one more, which a JDK thief does not pay: on x86-64 a SeqCst swap of the
+            # pin counter, timed as atomic-costs' "swap SeqCst"; elsewhere a store and a SeqCst
+            # fence ("store + fence").
             x86 = platform.machine().lower() in ("x86_64", "amd64")
             pin, how = (swap, "swap") if x86 else (cost.get("store + fence"), "fence")
-            pinned = (f"; ours' three locked instructions per pair, swap + the pin's {how} + CAS "
-                      f"({swap:.2f} + {pin:.2f} + {cas:.2f} ns here), are {(swap + pin + cas) / c:.2f} "
-                      "of crossbeam's time: the pin is chapter 2's reclamation, which a JDK thief "
-                      "does not pay (its fence moved to the seal, with membarrier, was tried: the contention "
-                      "page, \"A pin without a fence\")" if pin and c else "")
+            if pin_fence == "membarrier":
+                pinned = ("; ours' pin fences nothing, its seals call membarrier (chapter 2, \"Who pays "
+                          "for the pin's fence\"), so a pair's locked instructions are the floor's")
+            elif pin and c:
+                pinned = (f"; ours' three locked instructions per pair, swap + the pin's {how} + CAS "
+                          f"({swap:.2f} + {pin:.2f} + {cas:.2f} ns here), are {(swap + pin + cas) / c:.2f} "
+                          "of crossbeam's time: the pin is chapter 2's reclamation, which a JDK thief "
+                          "does not pay (with membarrier the seals pay it: chapter 2, \"Who pays for "
+                          "the pin's fence\")")
+            else:
+                pinned = ""
             w(target_line(f"queue {label}, ours/crossbeam (<= 1.2)", num(ratio(o, c)), 1.2, fl / c if c else None,
                           pinned + inst, cells=cells))
         else:

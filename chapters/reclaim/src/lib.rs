@@ -24,7 +24,8 @@
 //! This is epoch-based reclamation (Fraser's; crossbeam-epoch is the Rust library), cut down to
 //! what a work-stealing queue needs:
 //! - **Pins** (`pins.rs`): each thread has a counter, odd while it is pinned; pinning is a
-//!   store and a SeqCst fence (one locked swap on x86-64), unpinning a store. No global epoch.
+//!   store and a SeqCst fence (one locked swap on x86-64; on Linux, a store whose fence the
+//!   seals pay with `membarrier`: `barrier.rs`), unpinning a store. No global epoch.
 //! - **Limbo** (`limbo.rs`): each thread keeps what it took (a thief hands a box back to the
 //!   thread that pushed it instead, when it knows which: [`take_sending_box_home`], `handback.rs`, a few
 //!   at a time through the thief's `outbox.rs`), and
