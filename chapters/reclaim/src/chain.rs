@@ -91,12 +91,10 @@ pub(super) struct Fast {
     open: Cell<*mut u8>,
     open_tail: Cell<*mut u8>,
     open_len: Cell<usize>,
-    /// Boxes put on `ready` since the last [`Fast::take_reused`].
-    readied: Cell<u64>,
-    /// `ready_len` at the last [`Fast::take_reused`]. A box leaves `ready` only when `boxed`
-    /// reuses it (or when `close` frees them all), so the reuses since then are
-    /// `counted_len + readied - ready_len`: `pop_ready`, on every push, counts nothing.
-    counted_len: Cell<usize>,
+    /// The boxes on `ready` at the last [`Fast::take_reused`], plus those put there since. A
+    /// box leaves `ready` only when `boxed` reuses it (or when `close` frees them all), so the
+    /// reuses since then are `entered - ready_len`: `pop_ready`, on every push, counts nothing.
+    entered: Cell<u64>,
     /// Boxes reused outside `boxed` ([`super::note_reused`]) since the last count.
     pub(super) noted: Cell<u64>,
 }
@@ -113,8 +111,7 @@ impl Fast {
             open: Cell::new(null_mut()),
             open_tail: Cell::new(null_mut()),
             open_len: Cell::new(0),
-            readied: Cell::new(0),
-            counted_len: Cell::new(0),
+            entered: Cell::new(0),
             noted: Cell::new(0),
         }
     }
@@ -177,11 +174,9 @@ impl Fast {
 
     /// The boxes reused since the last call: served from `ready`, and noted.
     pub(super) fn take_reused(&self) -> u64 {
-        let now = self.ready_len.get();
-        let was = self.counted_len.replace(now) as u64 + self.readied.replace(0);
-        // `now <= was`: since the last count, boxes came only through `readied` (see
-        // `counted_len`).
-        was - now as u64 + self.noted.replace(0)
+        let now = self.ready_len.get() as u64;
+        // `now <= entered`: see `entered`.
+        self.entered.replace(now) - now + self.noted.replace(0)
     }
 
     /// How many boxes are ready.
@@ -198,7 +193,7 @@ impl Fast {
         unsafe { memory.cast::<*mut u8>().write_unaligned(self.ready.get()) };
         self.ready.set(memory);
         self.ready_len.set(self.ready_len.get() + 1);
-        self.readied.set(self.readied.get() + 1);
+        self.entered.set(self.entered.get() + 1);
     }
 
     /// Puts a whole chain of `layout` whose pins have cleared on the ready chain, if that is the
@@ -217,7 +212,7 @@ impl Fast {
             unsafe { chain.tail.cast::<*mut u8>().write_unaligned(self.ready.get()) };
             self.ready.set(chain.head);
             self.ready_len.set(self.ready_len.get() + chain.len);
-            self.readied.set(self.readied.get() + chain.len as u64);
+            self.entered.set(self.entered.get() + chain.len as u64);
         }
         Ok(())
     }
@@ -229,8 +224,7 @@ impl Fast {
         let mut ready = self.ready.replace(null_mut());
         // Freed, not reused: the count starts again from none ready.
         self.ready_len.set(0);
-        self.counted_len.set(0);
-        self.readied.set(0);
+        self.entered.set(0);
         while !ready.is_null() {
             // SAFETY: the invariant: a ready box holds the next one's address, is of `layout`,
             // from the global allocator, empty, the chain's alone, and past its pins.
