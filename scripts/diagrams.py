@@ -332,7 +332,7 @@ def phase_bits():
 
 def queues_array():
     """A pool of parallelism 3 with one outside submitter whose probe is 0x39b8."""
-    source_says("chapters/ch07-pool/src/pool/mod.rs",
+    source_says("chapters/ch07-pool/src/pool/thread_pool.rs",
                 "let len = (4 * parallelism).next_power_of_two().max(16);",
                 "queues: Queues::new(len, parallelism, 0)")
     source_says("chapters/ch07-pool/src/pool/worker.rs", "let own = 2 * w + 1;")
