@@ -1,4 +1,4 @@
-//! What a thread's limbo (`limbo.rs`) holds: the memory of taken tasks, one [`Garbage`] each,
+//! What a thread's limbo (`limbo/`) holds: the memory of taken tasks, one [`Garbage`] each,
 //! or a [`Block`] of them as a thief sent them home, sealed into batches that wait for their
 //! pins ([`Sealed`]); and the batches left by threads that exited before those pins cleared
 //! ([`ORPHANS`]), which any later seal frees.

@@ -26,7 +26,7 @@
 //! - **Pins** (`pins.rs`): each thread has a counter, odd while it is pinned; pinning is a
 //!   store and a SeqCst fence (one locked swap on x86-64; on Linux, a store whose fence the
 //!   seals pay with `membarrier`: `barrier.rs`), unpinning a store. No global epoch.
-//! - **Limbo** (`limbo.rs`): each thread keeps what it took (a thief hands a box back to the
+//! - **Limbo** (`limbo/`): each thread keeps what it took (a thief hands a box back to the
 //!   thread that pushed it instead, when it knows which: [`take_sending_box_home`], `handback.rs`, a few
 //!   at a time through the thief's `outbox.rs`), and
 //!   every [`BATCH`] takes *seals* a batch: a fence, then a look at every thread's counter,
@@ -39,10 +39,11 @@
 //!   cells: a push and a take each move a pointer or two, and the limbo proper is reached once
 //!   per batch.
 //!
-//! One file per concept: `pins.rs`, `handback.rs`, `outbox.rs`, `limbo.rs`, `chain.rs`,
-//! `counts.rs`, `batch.rs`, `state.rs` (a pool task's state, which no slot holds: reused with
-//! no pins), and `sync.rs` (std's atomics, or loom's: the chapters use it too;
-//! under loom they write down every access, `timeline/`, for a failing model to print).
+//! One file per concept: `pins.rs`, `handback.rs`, `outbox.rs`, `limbo/` (the thread's entry
+//! points in `mod.rs`, sealing and recycling in `seal.rs`), `chain.rs`, `counts.rs`,
+//! `batch.rs`, `state.rs` (a pool task's state, which no slot holds: reused with no pins), and
+//! `sync.rs` (std's atomics, or loom's: the chapters use it too; under loom they write down
+//! every access, `timeline/`, for a failing model to print).
 //!
 //! The pins, and the hand-back of a stolen box, have loom models of their own (`tests/loom.rs`,
 //! with a [`pins::Registry`] and a [`handback::Inbox`] made in the model); under loom, [`pin`]
