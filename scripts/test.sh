@@ -339,6 +339,7 @@ step "the target/ check fails when git tracks one" no_target_check_fails
 step "cargo fmt --check" cargo fmt --all -- --check
 step "cargo clippy -D warnings" cargo clippy -q --workspace --all-targets -- -D warnings
 step "cargo test (unit, property, probe, doc tests)" cargo test -q --workspace
+step "cargo doc: every intra-doc link resolves" env RUSTDOCFLAGS="-D warnings" cargo doc -q --workspace --no-deps
 step "benchmarks smoke (criterion --test)" cargo bench -q --workspace -- --test
 step "stress tests with each pin fencing for itself (RECLAIM_FENCE=symmetric)" symmetric_pins
 step "README's wiring section names files that exist" wiring_files_exist

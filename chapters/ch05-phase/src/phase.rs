@@ -15,7 +15,7 @@
 
 // ANCHOR: constants
 /// Bit 16: set when the queue is unlocked (a submission queue) or inactive (a worker's).
-/// [JDK: `IDLE = 1 << 16`]
+/// (JDK: `IDLE = 1 << 16`)
 pub const IDLE: i32 = 1 << 16;
 /// The low 16 bits: the queue's id. [JDK: `SMASK = 0xffff`]
 pub const SMASK: i32 = 0xffff;

@@ -3,9 +3,9 @@
 //! submitted task's handle, or calling `ThreadPool::join` from outside the pool.
 //!
 //! The same word says who frees a submitted or forked task, which the queued task and its
-//! handle share: the task, when the handle let go before it finished ([`Done::let_go`]); the
-//! handle, when it finished first. So a task that finishes costs one CAS, and a handle none:
-//! no reference count.
+//! handle share: the task, when the handle let go before it finished
+//! ([`Done::let_go`](crate::done::Done::let_go)); the handle, when it finished first. So a
+//! task that finishes costs one CAS, and a handle none: no reference count.
 //!
 //! [JDK 25: `ForkJoinTask.awaitDone` pushes an `Aux` node holding the waiting thread onto the
 //! task's `aux` list with a CAS, then parks until `status` says done; `setDone` sets the DONE
