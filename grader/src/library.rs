@@ -34,9 +34,10 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::checks::{count_tests, under_loom};
+use crate::checks::under_loom;
 use crate::mutants::{self, CaughtBy, Mutant};
 use crate::run::{INTERRUPTED, Limits, run};
+use crate::testlog::count_tests;
 
 /// The tests that must fail under a library mutant.
 #[derive(Clone, Debug, PartialEq)]
