@@ -3,8 +3,8 @@
 // Write `grow` so that `cargo grade ch04` passes: the tests (including a million tasks with
 // thieves polling through every growth), the loom models (capacity 2 growing to 4 with a
 // thief polling during the move), clippy (a `// SAFETY:` comment above every `unsafe` block)
-// and the benchmark gate. The page
-// (chapters/ch04-grow/README.md, "Exercise") walks through the JDK's growArray;
+// and the benchmark gate. The page's section "The move"
+// (chapters/ch04-grow/README.md) walks through the JDK's growArray;
 // `cargo grade ch04 --hint` gives hints. Compiled only by `cargo grade ch04`.
 
 #[allow(unused_imports)] // you will want these

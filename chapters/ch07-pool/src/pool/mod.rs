@@ -74,7 +74,7 @@ struct Shared {
     /// no submitter is between its check and its push.
     shutdown: AtomicBool,
     /// Panics in tasks on a worker, each counted once, where it started (each also reaches its
-    /// joiner; the tasks it unwinds through on the way do not count it again: `result::call`).
+    /// joiner; the tasks it unwinds through on the way do not count it again: `panics::call`).
     panics: AtomicU64,
     /// Set when a worker thread dies of a panic outside any task (in the idle or join code):
     /// its queue's tasks may then never run, so waiters give up with an error, not a hang.
