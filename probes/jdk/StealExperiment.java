@@ -1,12 +1,13 @@
 // The article's steal experiment on the real JDK 25 ForkJoinPool, in the format of
 // probes/src/bin/forkjoin-steals.rs: 64 RecursiveTasks, each forking 256 leaves, at
 // parallelism 1, 2, 4, 8, 16 (or the list given); prints the pool's getStealCount() after
-// each run (the pool is quiescent then) and the time. Each row: the median of `runs` runs,
+// each run (every task has finished then, and runWorker counts a steal before it runs the
+// stolen task, so the count is final even while workers still scan) and the time. Each row: the median of `runs` runs,
 // after one warm-up run per parallelism.
 //
 // Run it with probes/jdk/run.sh StealExperiment [runs [leaf [fib [pars [rows]]]]]:
 //   leaf  iterations per leaf (default 20000), or `<U>us` to calibrate the iterations so
-//         that one leaf costs about U microseconds here (how scripts/lab.sh gives the Java
+//         that one leaf costs about U microseconds here (how scripts/lab.py gives the Java
 //         and the Rust leaf the same cost);
 //   fib   also run fib(N) with no cutoff (fork, compute, join per call); 0 skips it;
 //   pars  comma-separated parallelisms (default 1,2,4,8,16);
