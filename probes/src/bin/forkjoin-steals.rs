@@ -34,7 +34,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use ch07_pool::{ThreadPool, fib};
-use probes::roots::{self, fib_rayon};
+use probes::roots::{self, RayonPool, fib_rayon};
 use reclaim::BoxCounts;
 
 /// One leaf: `n` rounds of rotate, multiply and xor (the same rounds as the Java leaf).
@@ -106,7 +106,7 @@ fn ours_roots_inside(par: usize, n: u64) -> f64 {
 
 /// rayon (`probes::roots::rayon_scoped`), on a new pool: ms.
 fn rayon_roots(par: usize, n: u64) -> f64 {
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(par).build().expect("a rayon pool");
+    let pool = RayonPool::new(par);
     let t0 = Instant::now();
     black_box(roots::rayon_scoped(&pool, leaf, n));
     t0.elapsed().as_secs_f64() * 1e3
@@ -127,7 +127,7 @@ fn ours_fib(par: usize, n: u64, want: u64) -> (u64, f64, BoxCounts) {
 }
 
 fn rayon_fib(par: usize, n: u64, want: u64) -> f64 {
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(par).build().expect("a rayon pool");
+    let pool = RayonPool::new(par);
     let t0 = Instant::now();
     let got = pool.install(|| fib_rayon(black_box(n)));
     let ms = t0.elapsed().as_secs_f64() * 1e3;
@@ -136,8 +136,9 @@ fn rayon_fib(par: usize, n: u64, want: u64) -> f64 {
 }
 
 /// Run `run` of a row: ours, and rayon too when `rayon`. Who goes first alternates (ours on
-/// even runs, rayon on odd ones): what one run leaves behind (a pool's threads still exiting,
-/// a warm or cold allocator) then weighs on each pool in turn.
+/// even runs, rayon on odd ones): what one run leaves behind (a warm or cold allocator and
+/// caches) then weighs on each pool in turn. Each pool's threads have exited before the next
+/// run starts (our `shutdown` joins them, and so does `RayonPool`'s drop).
 fn in_turn(run: usize, rayon: bool, mut ours: impl FnMut(), mut theirs: impl FnMut()) {
     let theirs_first = run % 2 == 1;
     if rayon && theirs_first {
