@@ -98,7 +98,6 @@ pub struct RayonPool {
     pool: Option<rayon::ThreadPool>,
     /// Threads that have exited, and a wake-up for the drop that waits for all of them.
     exited: Arc<(Mutex<usize>, Condvar)>,
-    threads: usize,
 }
 
 impl RayonPool {
@@ -115,7 +114,7 @@ impl RayonPool {
             })
             .build()
             .expect("a rayon pool");
-        RayonPool { pool: Some(pool), exited, threads }
+        RayonPool { pool: Some(pool), exited }
     }
 }
 
@@ -128,12 +127,14 @@ impl std::ops::Deref for RayonPool {
 
 impl Drop for RayonPool {
     fn drop(&mut self) {
-        drop(self.pool.take());
+        let Some(pool) = self.pool.take() else { return };
+        let threads = pool.current_num_threads();
+        drop(pool);
         let (count, cv) = &*self.exited;
         let all = cv.wait_timeout_while(
             count.lock().unwrap_or_else(PoisonError::into_inner),
             Duration::from_secs(10),
-            |n| *n < self.threads,
+            |n| *n < threads,
         );
         if all.map_or(true, |(_, t)| t.timed_out()) {
             eprintln!("roots: a rayon pool's threads did not all exit within 10 s; going on");
