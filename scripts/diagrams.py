@@ -333,8 +333,11 @@ def phase_bits():
 def queues_array():
     """A pool of parallelism 3 with one outside submitter whose probe is 0x39b8."""
     source_says("chapters/ch07-pool/src/pool/thread_pool.rs",
-                "let len = (4 * parallelism).next_power_of_two().max(16);",
+                "let len = queues_len(parallelism);",
                 "queues: Queues::new(len, parallelism, 0)")
+    source_says("chapters/ch05-phase/src/queues.rs",
+                "(2 * parallelism.next_power_of_two()).max(MIN_QUEUES_SIZE)",
+                "pub const MIN_QUEUES_SIZE: usize = 1 << 4;")
     source_says("chapters/ch07-pool/src/pool/worker.rs", "let own = 2 * w + 1;")
     source_says("chapters/ch05-phase/src/queues.rs", "let id = 2 * w + 1;",
                 "let id = (*probe as i32) & EXTERNAL_ID_MASK;", "let i = id as usize & mask;")
@@ -342,10 +345,10 @@ def queues_array():
 
     parallelism, probe = 3, 0x39B8
 
-    def pool_len(p):  # ThreadPool::new
-        return max(16, 1 << (4 * p - 1).bit_length())
+    def pool_len(p):  # ch05's queues_len, the JDK constructor's
+        return max(16, 2 * (1 << (p - 1).bit_length()))
 
-    assert [pool_len(p) for p in (1, 2, 3, 4, 5, 8, 9)] == [16, 16, 16, 16, 32, 32, 64]
+    assert [pool_len(p) for p in (1, 2, 3, 4, 5, 8, 9, 16)] == [16, 16, 16, 16, 16, 16, 32, 32]
     n = pool_len(parallelism)
     workers = {2 * w + 1: w for w in range(parallelism)}  # Queues::new: index -> worker
     qid = probe & EXTERNAL_ID_MASK
@@ -416,7 +419,7 @@ def queues_array():
         parts.append(text(lx + 24, by - 19 + 24 * k, label, size=12, anchor="start"))
 
     rules = [
-        f"ThreadPool::new: len = max(16, (4 × parallelism).next_power_of_two()) = {n}; "
+        f"queues_len: max(16, 2 × parallelism.next_power_of_two()) = {n}, as the JDK's; "
         "Queues::new puts worker w's queue at 2w + 1.",
         "Odd slots past the last worker stay null: the pool adds no worker after it starts.",
         "An even slot gets its queue from the first submitter whose index lands there "

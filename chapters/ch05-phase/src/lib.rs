@@ -25,7 +25,8 @@ pub use ch02_poll::sync;
 pub use ch04_grow::{Stealer, WorkQueue};
 pub use phase::{EXTERNAL_ID_MASK, IDLE, SMASK, decode, describe};
 pub use queues::{
-    INITIAL_EXTERNAL_QUEUE_CAPACITY, PhaseGuard, Queue, Queues, advance_probe, new_probe,
+    INITIAL_EXTERNAL_QUEUE_CAPACITY, MIN_QUEUES_SIZE, PhaseGuard, Queue, Queues, advance_probe,
+    new_probe, queues_len,
 };
 
 use crate::sync::AtomicI32;

@@ -10,6 +10,18 @@ use crate::{EXTERNAL_ID_MASK, Full, IDLE, PhaseOps, Reference, Stealer, WorkQueu
 /// The JDK's first array length for a submission queue (`INITIAL_EXTERNAL_QUEUE_CAPACITY`).
 pub const INITIAL_EXTERNAL_QUEUE_CAPACITY: usize = 1 << 9;
 
+/// The JDK's least length of a pool's `queues` array (`MIN_QUEUES_SIZE`): room for eight
+/// submission queues however few workers the pool has.
+pub const MIN_QUEUES_SIZE: usize = 1 << 4;
+
+/// The length of the `queues` array of a pool of `parallelism` workers: twice the next power of
+/// two, so that every worker has an odd slot and as many even slots are left for submission
+/// queues, and at least [`MIN_QUEUES_SIZE`]. [JDK: the `ForkJoinPool` constructor's
+/// `max(MIN_QUEUES_SIZE, 1 << (33 - Integer.numberOfLeadingZeros(p - 1)))`]
+pub fn queues_len(parallelism: usize) -> usize {
+    (2 * parallelism.next_power_of_two()).max(MIN_QUEUES_SIZE)
+}
+
 // ANCHOR: queue
 /// A work queue with its phase word: chapter 4's queue, plus the lock that lets any thread
 /// act as its owner for one push.

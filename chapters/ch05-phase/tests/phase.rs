@@ -9,7 +9,9 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 
 use ch05_phase::phase::{Fields, encode};
-use ch05_phase::{EXTERNAL_ID_MASK, IDLE, PhaseOps, Queues, decode, describe, snapshot};
+use ch05_phase::{
+    EXTERNAL_ID_MASK, IDLE, PhaseOps, Queues, decode, describe, queues_len, snapshot,
+};
 use proptest::prelude::*;
 
 /// The article's probe, on a real JDK 25 pool: a submission queue's phase before, during and
@@ -28,6 +30,17 @@ fn the_articles_values_decode_as_the_jdk_defines_them() {
     assert_eq!(14776 & EXTERNAL_ID_MASK, 14776, "an external id: even, inside the mask");
     assert_eq!(14776 & 15, 8, "in a 16-slot array it sits at index 8, as the article found");
     assert_eq!(describe(8, BEFORE), "idx=8 phase=0x000139b8 idBits=14776 IDLE=true");
+}
+
+#[test]
+fn the_queues_array_is_as_long_as_the_jdks() {
+    for p in 1..=300usize {
+        // The JDK constructor's expression, in Rust's words.
+        let jdk = 16usize.max(1 << (33 - ((p - 1) as u32).leading_zeros()));
+        let len = queues_len(p);
+        assert_eq!(len, jdk, "parallelism {p}");
+        assert!(len / 2 >= p, "parallelism {p}: every worker has an odd slot");
+    }
 }
 
 proptest! {

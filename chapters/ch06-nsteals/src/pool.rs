@@ -8,7 +8,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use ch02_poll::{Full, PollStats};
-use ch05_phase::{Queue, Queues, advance_probe, new_probe};
+use ch05_phase::{Queue, Queues, advance_probe, new_probe, queues_len};
 use crossbeam_utils::CachePadded;
 use reclaim::{pin, take_keeping_box};
 
@@ -80,7 +80,7 @@ impl<S: StealOps> Pool<S> {
 
     fn build(workers: usize, truth: bool) -> Self {
         assert!(workers >= 1, "a pool needs a worker");
-        let len = (4 * workers).next_power_of_two().max(16);
+        let len = queues_len(workers);
         let shared = Arc::new(Shared {
             queues: Queues::new(len, workers, 0),
             nsteals: (0..len).map(|_| CachePadded::new(AtomicU32::new(0))).collect(),

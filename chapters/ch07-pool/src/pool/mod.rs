@@ -24,7 +24,7 @@ use std::sync::{Arc, PoisonError};
 use std::thread::JoinHandle;
 
 use ch04_grow::WorkQueue;
-use ch05_phase::{Queue, Queues, advance_probe};
+use ch05_phase::{Queue, Queues, advance_probe, queues_len};
 use ch06_nsteals::steals::{count_take, get_steal_count, retire};
 use ch06_nsteals::{Job, join_workers, pop_own, push_job, push_own};
 use crossbeam_utils::CachePadded;

@@ -31,7 +31,7 @@ impl<I: WaitOps> ThreadPoolWith<I> {
     fn start(b: Builder) -> Self {
         let parallelism = b.parallelism;
         assert!(parallelism >= 1, "a pool needs at least one worker");
-        let len = (4 * parallelism).next_power_of_two().max(16);
+        let len = queues_len(parallelism);
         let shared = Arc::new(Shared {
             queues: Queues::new(len, parallelism, 0),
             nsteals: (0..len).map(|_| CachePadded::new(AtomicU32::new(0))).collect(),
