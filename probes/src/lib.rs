@@ -71,12 +71,15 @@ pub fn lab_flags(
 }
 
 /// The run whose `rate` is the median of `runs` (the upper one of the middle two for an even
-/// count), so that a probe prints one run's counts beside its own rate, never a mix of runs.
-pub fn median_run<T: Clone>(runs: &[(f64, T)]) -> T {
+/// count), with that rate and [`median_and_range`]'s note on all the rates: a probe prints one
+/// run's counts beside its own rate, never a mix of runs.
+pub fn median_run<T: Clone>(runs: &[(f64, T)]) -> (T, f64, String) {
     assert!(!runs.is_empty(), "at least one run");
     let mut sorted: Vec<&(f64, T)> = runs.iter().collect();
     sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
-    sorted[sorted.len() / 2].1.clone()
+    let mut rates: Vec<f64> = sorted.iter().map(|r| r.0).collect();
+    let (median, note) = median_and_range(&mut rates);
+    (sorted[sorted.len() / 2].1.clone(), median, note)
 }
 
 /// What every probe does first: `--help` or `-h` anywhere on the command line prints `usage`
@@ -119,5 +122,18 @@ fn answer_help(usage: &str) {
     if std::env::args().skip(1).any(|a| a == "--help" || a == "-h") {
         println!("usage: {usage}");
         std::process::exit(0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_median_run_is_printed_with_its_own_rate() {
+        let runs = [(0.3, "c"), (0.1, "a"), (0.2, "b"), (0.4, "d")];
+        let (run, rate, note) = super::median_run(&runs);
+        assert_eq!((run, rate), ("c", 0.3), "the upper of the middle two, with its rate");
+        assert_eq!(note, "   (median of 4; min 0.100, max 0.400)");
+        let (run, rate, note) = super::median_run(&[(0.5, 7)]);
+        assert_eq!((run, rate, note.as_str()), (7, 0.5, ""), "one run: no range");
     }
 }

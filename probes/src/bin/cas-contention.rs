@@ -201,9 +201,7 @@ fn main() {
             }
         }
         // The counts printed are the median run's, so they agree with its fail/attempt.
-        let mid = probes::median_run(&runs);
-        let mut rates: Vec<f64> = runs.iter().map(|r| r.0).collect();
-        let (median, note) = probes::median_and_range(&mut rates);
+        let (mid, median, note) = probes::median_run(&runs);
         print!(
             "thieves={n} attempts={} failures={} fail/attempt={median:.3}",
             mid.attempts, mid.failures

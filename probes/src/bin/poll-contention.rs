@@ -54,9 +54,7 @@ fn main() {
             runs.push((race.fail_rate(), (race.stats, race.stolen)));
         }
         // The counts printed are the median run's, so they agree with its fail/attempt.
-        let (stats, got) = probes::median_run(&runs);
-        let mut rates: Vec<f64> = runs.iter().map(|r| r.0).collect();
-        let (median, note) = probes::median_and_range(&mut rates);
+        let ((stats, got), median, note) = probes::median_run(&runs);
         println!(
             "thieves={n} attempts={} failures={} fail/attempt={median:.3} stolen={got} empty={} stalls={}{note}",
             stats.attempts, stats.failures, stats.empty, stats.stalls
