@@ -13,7 +13,8 @@ use crossbeam_utils::CachePadded;
 /// A worker took a task from the queue at index `from`; its own queue is at `own`. Count it
 /// in `nsteals` (written only by this worker) if it is a steal.
 pub fn count_take(nsteals: &AtomicU32, from: usize, own: usize) {
-    // TODO: the JDK's `w.nsteals = ++nsteals`, for tasks from another queue only.
+    // TODO: count tasks from another queue only. (The JDK's `w.nsteals = ++nsteals` has no
+    // such check: its scan runs when the worker's own queue is empty.)
     let _ = (nsteals, from, own);
     todo!("count_take")
 }
