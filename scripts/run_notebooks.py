@@ -65,18 +65,33 @@ def run(path, out):
     return problems(nb), time.time() - start
 
 
+USAGE = "usage: run_notebooks.py [--write | --out DIR] [NOTEBOOK ...]"
+
+
 def main(args):
+    if "-h" in args or "--help" in args:
+        print(__doc__.strip())
+        return 0
     write = "--write" in args
     out_dir = None
     if "--out" in args:
         i = args.index("--out")
         if i + 1 >= len(args) or write:
-            print("usage: run_notebooks.py [--write | --out DIR] [NOTEBOOK ...]", file=sys.stderr)
+            print(USAGE, file=sys.stderr)
             return 2
         out_dir = os.path.abspath(args[i + 1])
         os.makedirs(out_dir, exist_ok=True)
         args = args[:i] + args[i + 2:]
-    paths = [a for a in args if not a.startswith("--")]
+    unknown = [a for a in args if a.startswith("-") and a != "--write"]
+    missing = [a for a in args if not a.startswith("-") and not os.path.isfile(a)]
+    if unknown or missing:
+        for a in unknown:
+            print(f"run_notebooks.py: unknown option {a}", file=sys.stderr)
+        for a in missing:
+            print(f"run_notebooks.py: no such notebook: {a}", file=sys.stderr)
+        print(USAGE, file=sys.stderr)
+        return 2
+    paths = [a for a in args if not a.startswith("-")]
     if not paths:
         folder = os.path.join(ROOT, "notebooks")
         paths = sorted(os.path.join(folder, f) for f in os.listdir(folder) if f.endswith(".ipynb"))

@@ -299,7 +299,12 @@ notebook_runner_fails() {
   grep -q "index out of bounds" <<<"$out" || { echo "the panic's message was not shown:"; echo "$out"; ok=1; }
   out=$(.venv/bin/python scripts/run_notebooks.py scripts/fixtures/compile_error.ipynb 2>&1) && { echo "a compile error passed"; ok=1; }
   grep -q "expected \`u32\`, found \`&str\`" <<<"$out" || { echo "the compiler's message was not shown:"; echo "$out"; ok=1; }
-  [ $ok = 0 ] && echo "the runner rejects a panicking cell and a compile error, and shows why"
+  # A mistyped option or notebook is refused before any notebook runs (exit 2, said why).
+  out=$(.venv/bin/python scripts/run_notebooks.py --wrtie 2>&1); [ $? = 2 ] || { echo "an unknown option was not refused"; ok=1; }
+  grep -q "unknown option --wrtie" <<<"$out" || { echo "the unknown option was not named: $out"; ok=1; }
+  out=$(.venv/bin/python scripts/run_notebooks.py notebooks/ch99.ipynb 2>&1); [ $? = 2 ] || { echo "a missing notebook was not refused"; ok=1; }
+  grep -q "no such notebook: notebooks/ch99.ipynb" <<<"$out" || { echo "the missing notebook was not named: $out"; ok=1; }
+  [ $ok = 0 ] && echo "the runner rejects a panicking cell, a compile error, an unknown option and a missing notebook, and shows why"
 }
 
 # The quick lab's table (written by the step before) has the floor columns and verdicts that
@@ -362,7 +367,7 @@ step "book: mdbook build + link check" book_build
 step "book: every page in headless Chromium" book_browser
 step "browser check fails on a broken page" book_browser_fails
 step "book: mdbook test (snippets)" book_snippets
-step "notebook runner fails on a panic and on a compile error" notebook_runner_fails
+step "notebook runner fails on a panic, a compile error and bad arguments" notebook_runner_fails
 step "notebooks (headless, evcxr)" notebooks
 
 echo
