@@ -176,6 +176,18 @@ diagram_check_fails() {
 # The chapter-diff check must be able to fail: in a copy of chapters/, never this tree, the
 # figures are regenerated and must pass; then one more line of code in chapter 3's lib.rs must
 # fail `chapter_diff.py --check`, which must name chapter 3's changes.diff as stale.
+# The name check must be able to fail: a page that quotes a test by a name no source has.
+book_names_check_fails() {
+  local tmp out ok=0 name="a_test_renamed_$RANDOM$RANDOM" # not written whole in any source
+  tmp=$(mktemp -d)
+  printf 'Run `%s` to see it.\n' "$name" >"$tmp/draft.md"
+  out=$(python3 scripts/book_names.py --page "$tmp/draft.md" 2>&1) && { echo "a page naming a missing test passed"; ok=1; }
+  grep -q "draft.md:1: \`$name\` is named by the book but found in no source file" <<<"$out" ||
+    { echo "the missing name was not shown with its page and line:"; echo "$out"; ok=1; }
+  rm -rf "$tmp"
+  [ $ok = 0 ] && echo "book_names.py names the page line that quotes a name no source has, and fails"
+}
+
 chapter_diff_check_fails() {
   local tmp out ok=0
   tmp=$(mktemp -d)
@@ -361,6 +373,8 @@ step "contention lab, smoke run (scripts/lab.py --quick)" python3 scripts/lab.py
 step "the lab prints its floors, ours/floor and a verdict per target" lab_floors_printed
 step "book: diagrams match scripts/diagrams.py" python3 scripts/diagrams.py --check
 step "the diagram check fails on a changed or missing SVG" diagram_check_fails
+step "book: every snake_case name it quotes exists in the sources" python3 scripts/book_names.py
+step "the name check fails on a name no source has" book_names_check_fails
 step "book: chapter diffs match the crates" python3 scripts/chapter_diff.py --check
 step "the chapter-diff check fails when a crate changes" chapter_diff_check_fails
 step "book: mdbook build + link check" book_build

@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Checks that every snake_case name the book quotes in backticks still exists in the project.
+
+    python3 scripts/book_names.py              exit 1, naming each page line whose name is gone
+    python3 scripts/book_names.py --dir ROOT   check ROOT (a git checkout) instead of this one
+    python3 scripts/book_names.py --page FILE  check FILE too (a draft page git does not track)
+
+The pages cite tests (`two_pools_waiting_on_each_other_finish`), mutants (`no_base_recheck`),
+functions and fields by name, and the code renames them. A name counts as existing when it is
+a word of a tracked source file (Rust, Python, shell, TOML, notebooks, mutant files) or the
+stem of a tracked file's name. Names with no underscore are too short to tell from prose and
+are not checked; names from other projects are listed in ELSEWHERE, each with its origin.
+Measured figures and lab tables are not pages: they are written by the probes.
+"""
+
+import argparse
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+# Names the book quotes from projects other than this one, and where they come from.
+ELSEWHERE = {
+    "steal_batch": "crossbeam-deque's Stealer",
+    "steal_batch_and_pop": "crossbeam-deque's Stealer",
+    "steal_into": "tokio's queue Steal",
+    "native_write_msr": "the Linux kernel (a perf profile's symbol)",
+    "smp_call_function_many_cond": "the Linux kernel (a perf profile's symbol)",
+}
+
+# A backticked snake_case name with at least one underscore, optionally called: `pop_own()`.
+NAME = re.compile(r"`([a-z][a-z0-9]*(?:_[a-z0-9]+)+)(?:\(\))?`")
+SOURCES = (".rs", ".py", ".sh", ".toml", ".ipynb", ".mutant", ".java", ".env", ".mjs")
+
+
+def tracked(root):
+    out = subprocess.run(["git", "ls-files"], cwd=root, capture_output=True, text=True, check=True)
+    return [root / f for f in out.stdout.split()]
+
+
+def is_page(path, root):
+    rel = path.relative_to(root).as_posix()
+    return (rel.endswith(".md") and "/figures/" not in rel
+            and not Path(rel).name.startswith("lab-table"))
+
+
+def missing_names(root, extra=()):
+    """(page:line, name) for every quoted name found nowhere in the sources."""
+    files = tracked(root)
+    words, stems = set(), {f.stem for f in files}
+    for f in files:
+        if f.suffix in SOURCES or f.name == "run":
+            words.update(re.findall(r"[A-Za-z0-9_]+", f.read_text(errors="replace")))
+    gone = []
+    pages = [f for f in files if is_page(f, root)] + [Path(e).resolve() for e in extra]
+    for page in pages:
+        shown = page.relative_to(root) if page.is_relative_to(root) else page
+        for n, line in enumerate(page.read_text().splitlines(), 1):
+            for name in NAME.findall(line):
+                if name not in words and name not in stems and name not in ELSEWHERE:
+                    gone.append((f"{shown}:{n}", name))
+    return gone
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--dir", type=Path, default=Path(__file__).resolve().parent.parent,
+                   help="the checkout to check (default: this one)")
+    p.add_argument("--page", action="append", default=[], help="a page to check beside the book's")
+    args = p.parse_args()
+    root = args.dir.resolve()
+    gone = missing_names(root, args.page)
+    for where, name in gone:
+        print(f"{where}: `{name}` is named by the book but found in no source file",
+              file=sys.stderr)
+    if gone:
+        print(f"book_names.py: {len(gone)} name(s) the book quotes no longer exist: rename them "
+              "on the page, or add a name from another project to ELSEWHERE", file=sys.stderr)
+        return 1
+    print("book_names.py: every snake_case name the pages quote exists in the sources")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
