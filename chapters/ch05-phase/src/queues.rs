@@ -16,8 +16,8 @@ pub const MIN_QUEUES_SIZE: usize = 1 << 4;
 
 /// The length of the `queues` array of a pool of `parallelism` workers: twice the next power of
 /// two, so that every worker has an odd slot and as many even slots are left for submission
-/// queues, and at least [`MIN_QUEUES_SIZE`]. [JDK: the `ForkJoinPool` constructor's
-/// `max(MIN_QUEUES_SIZE, 1 << (33 - Integer.numberOfLeadingZeros(p - 1)))`]
+/// queues, and at least [`MIN_QUEUES_SIZE`]. (JDK: the `ForkJoinPool` constructor's
+/// `max(MIN_QUEUES_SIZE, 1 << (33 - Integer.numberOfLeadingZeros(p - 1)))`)
 pub fn queues_len(parallelism: usize) -> usize {
     (2 * parallelism.next_power_of_two()).max(MIN_QUEUES_SIZE)
 }
