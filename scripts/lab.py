@@ -224,6 +224,13 @@ def main():
     w(f"Floor of one fork: 2 x swap ({2 * swap:.2f} ns) + rayon's time per join at parallelism 1 "
       + (f"({per_join:.2f} ns = {rayon1[0]:.1f} ms / {n_joins:,} joins) = {fork_floor:.2f} ns; "
          f"fib{fib} at parallelism 1: {fib_floor_ms:.1f} ms" if fork_floor else "(no rayon row)"))
+    if per_join:
+        # rayon's join pays one fenced instruction (crossbeam's pop), the JDK's protocol two (the
+        # push's swap and the take's): what ours / rayon is at fib's parallelism 1 if ours did
+        # everything else in rayon's time and paid the one more swap at atomic-costs' price.
+        w(f"rayon's join plus the one swap more that the JDK's protocol pays: {per_join + swap:.2f} ns, "
+          f"{(per_join + swap) / per_join:.2f} x rayon's time at parallelism 1 (the fib ours/rayon "
+          "targets, 1.5, sit above or below it by machine)")
     if alone:
         w(f"Floor of 64x256: the leaves' own work, all 16,384 run one after another on one thread, in turn "
           f"with the pools' runs, divided by min(par, {os.cpu_count()} cores): "

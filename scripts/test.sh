@@ -326,10 +326,11 @@ lab_floors_printed() {
   for need in "Floor of one fork:" "| ours/floor |" "Floors: push+pop = 2 x swap SeqCst" \
     "## Verdicts" "queue push+pop, ns (<= 1.3 x max(floor, crossbeam))" "fib20 par 1, ours/floor (<= 1.3)" \
     "| ours ns per leaf | ours inside ns per leaf | rayon ns per leaf |" "## Instructions per operation, counted by valgrind" \
-    "| floor + pins ns |" "(floor + pins) and the task boxes and their hand-back"; do
+    "| floor + pins ns |" "(floor + pins) and the task boxes and their hand-back" \
+    "rayon's join plus the one swap more that the JDK's protocol pays:"; do
     grep -qF -- "$need" "$t" || { echo "lab table $t lacks: $need"; return 1; }
   done
-  echo "floors (with and without pins), ours/floor, the pools' own work per leaf, instruction counts and verdicts are printed"
+  echo "floors (with and without pins), rayon's join plus one swap, ours/floor, the pools' own work per leaf, instruction counts and verdicts are printed"
 }
 
 # Build outputs never belong in git: a target/ folder anywhere in the tree.
