@@ -7,13 +7,15 @@
 
 The pages cite tests (`two_pools_waiting_on_each_other_finish`), mutants (`no_base_recheck`),
 functions and fields by name, and the code renames them. A name counts as existing when it is
-a word of a tracked source file (Rust, Python, shell, TOML, notebooks, mutant files) or the
-stem of a tracked file's name. Names with no underscore are too short to tell from prose and
-are not checked; names from other projects are listed in ELSEWHERE, each with its origin.
+a word of a tracked source file (Rust, Python, shell, TOML, mutant files, the code cells of
+notebooks; not this script) or the stem of a tracked file's name. Names with no underscore are
+too short to tell from prose and are not checked; names from other projects are listed in
+ELSEWHERE, each with its origin.
 Measured figures and lab tables are not pages: they are written by the probes.
 """
 
 import argparse
+import json
 import re
 import subprocess
 import sys
@@ -49,8 +51,17 @@ def missing_names(root, extra=()):
     files = tracked(root)
     words, stems = set(), {f.stem for f in files}
     for f in files:
-        if f.suffix in SOURCES or f.name == "run":
-            words.update(re.findall(r"[A-Za-z0-9_]+", f.read_text(errors="replace")))
+        if f.name == Path(__file__).name:
+            continue  # its own docstring quotes names as examples
+        if f.suffix == ".ipynb":
+            # Only the code cells: a notebook's prose and outputs may quote a name that is gone.
+            cells = json.loads(f.read_text())["cells"]
+            text = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+        elif f.suffix in SOURCES or f.name == "run":
+            text = f.read_text(errors="replace")
+        else:
+            continue
+        words.update(re.findall(r"[A-Za-z0-9_]+", text))
     gone = []
     pages = [f for f in files if is_page(f, root)] + [Path(e).resolve() for e in extra]
     for page in pages:

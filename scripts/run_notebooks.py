@@ -80,7 +80,6 @@ def main(args):
             print(USAGE, file=sys.stderr)
             return 2
         out_dir = os.path.abspath(args[i + 1])
-        os.makedirs(out_dir, exist_ok=True)
         args = args[:i] + args[i + 2:]
     unknown = [a for a in args if a.startswith("-") and a != "--write"]
     missing = [a for a in args if not a.startswith("-") and not os.path.isfile(a)]
@@ -92,6 +91,8 @@ def main(args):
         print(USAGE, file=sys.stderr)
         return 2
     paths = [a for a in args if not a.startswith("-")]
+    if out_dir:
+        os.makedirs(out_dir, exist_ok=True)  # only once the command line is known to be good
     if not paths:
         folder = os.path.join(ROOT, "notebooks")
         paths = sorted(os.path.join(folder, f) for f in os.listdir(folder) if f.endswith(".ipynb"))

@@ -173,9 +173,6 @@ diagram_check_fails() {
   [ $ok = 0 ] && echo "diagrams.py --check names a changed and a missing diagram, and fails"
 }
 
-# The chapter-diff check must be able to fail: in a copy of chapters/, never this tree, the
-# figures are regenerated and must pass; then one more line of code in chapter 3's lib.rs must
-# fail `chapter_diff.py --check`, which must name chapter 3's changes.diff as stale.
 # The name check must be able to fail: a page that quotes a test by a name no source has.
 book_names_check_fails() {
   local tmp out ok=0 name="a_test_renamed_$RANDOM$RANDOM" # not written whole in any source
@@ -188,6 +185,9 @@ book_names_check_fails() {
   [ $ok = 0 ] && echo "book_names.py names the page line that quotes a name no source has, and fails"
 }
 
+# The chapter-diff check must be able to fail: in a copy of chapters/, never this tree, the
+# figures are regenerated and must pass; then one more line of code in chapter 3's lib.rs must
+# fail `chapter_diff.py --check`, which must name chapter 3's changes.diff as stale.
 chapter_diff_check_fails() {
   local tmp out ok=0
   tmp=$(mktemp -d)
