@@ -2,7 +2,7 @@
 //!
 //! One thread owns the ring. It pushes at `top` and takes either from `top - 1`
 //! (LIFO, the default of `WorkQueue.nextLocalTask`) or from `base` (FIFO, the
-//! `asyncMode` of a pool). Indices are Java `int`s that only ever grow and wrap;
+//! `asyncMode` of a pool). Indices are Java `int`s that move by one and wrap;
 //! the slot of index `i` is `i & (capacity - 1)` in a power-of-two array that doubles
 //! when it fills. Nothing here is shared yet: chapter 2 lets thieves in.
 //!

@@ -73,8 +73,8 @@ pub fn pop<T>(q: &mut RawRing<T>) -> Option<T> {
 // ANCHOR_END: pop
 
 // ANCHOR: poll_fifo
-/// FIFO: takes the oldest task, at `base`. [JDK: `nextLocalTask(FIFO)`; with one
-/// owner and no thieves the JDK's last-slot branch changes nothing, see chapter 3]
+/// FIFO: takes the oldest task, at `base`. [JDK: `nextLocalTask(FIFO)`; with one owner the
+/// last-slot branch takes the same task but moves `top` down, not `base` up: chapter 3]
 pub fn poll_fifo<T>(q: &mut RawRing<T>) -> Option<T> {
     if q.is_empty() {
         return None;

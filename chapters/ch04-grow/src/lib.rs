@@ -32,7 +32,7 @@ use reclaim::{home, pin, take_own, take_sending_box_home};
 
 use crate::sync::Arc;
 
-/// The JDK's first array length (`INITIAL_QUEUE_CAPACITY`, 1 << 6).
+/// The JDK's first array length for a worker's queue (`INITIAL_QUEUE_CAPACITY`, 1 << 6).
 pub const INITIAL_QUEUE_CAPACITY: usize = 1 << 6;
 /// The largest array. JDK 25 has no named limit: `growArray` doubles while `cap << 1` is a
 /// positive `int` (so 1 << 30 is the last length) and the allocation succeeds, and a push

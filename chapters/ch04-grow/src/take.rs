@@ -82,7 +82,7 @@ pub fn next_local_task<T>(q: &WorkQueue<T>, fifo: bool) -> *mut T {
         }
         let t = a.at(b).swap(null_mut(), SeqCst); // as above
         if !t.is_null() {
-            q.base.store(nb, Release); // the JDK's updateBase; Release, as in `poll`
+            q.base.store(nb, Release); // the JDK's updateBase is volatile; Release, as in `poll`
             return t;
         }
         loop {
