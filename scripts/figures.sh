@@ -8,6 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
+check_args "$PWD/scripts/figures.sh" "$(chapter_crates id) contention lab loom" "$@"
 
 chapters=("$@")
 want() { [ ${#chapters[@]} -eq 0 ] || [[ " ${chapters[*]} " == *" $1 "* ]]; }

@@ -1,4 +1,4 @@
-# What the shell scripts share; test.sh and figures.sh source it from the workspace root.
+# What the shell scripts share; every script of scripts/ sources it from the workspace root.
 
 # `cargo ARGS...` under loom, with the settings of scripts/loom.env (the grader reads the same
 # file).
@@ -18,7 +18,30 @@ loom_words() {
     sed 's/^\([A-Z_]*\)=\(.* .*\)$/\1="\2"/' | paste -sd' '
 }
 
-# The chapter crates, in the book's order, from chapters/chapters.toml (the grader's table).
+# The chapters' crates (`ch01-ring`...), or with `id` their ids (`ch01`...), in the book's
+# order, from chapters/chapters.toml (the grader's table).
 chapter_crates() {
-  python3 -c 'import tomllib; print(*(c["name"] for c in tomllib.load(open("chapters/chapters.toml", "rb"))["chapter"]))'
+  python3 -c 'import sys, tomllib; print(*(c[sys.argv[1]] for c in tomllib.load(open("chapters/chapters.toml", "rb"))["chapter"]))' "${1:-name}"
+}
+
+# A script's usage: the comment block under its first line, without the leading `# `.
+usage_of() {
+  sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$1"
+}
+
+# Answers `-h`/`--help` with the usage (exit 0), and any argument the script does not take
+# with its name and the usage on stderr (exit 2), before the script does anything:
+# check_args SCRIPT "ALLOWED..." "$@" (ALLOWED: the words it takes, space-separated).
+check_args() {
+  local script=$1 allowed=" $2 " arg
+  shift 2
+  for arg in "$@"; do
+    case $arg in
+      -h | --help) usage_of "$script"; exit 0 ;;
+    esac
+    if [[ $allowed != *" $arg "* ]]; then
+      { echo "$(basename "$script"): unknown argument '$arg'; it takes:"; usage_of "$script"; } >&2
+      exit 2
+    fi
+  done
 }

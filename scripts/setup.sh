@@ -14,6 +14,8 @@ set -euo pipefail
 started=$SECONDS
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
+source scripts/lib.sh
+check_args "$root/scripts/setup.sh" "serve" "$@"
 
 MDBOOK=0.5.4
 LINKCHECK=0.13.0

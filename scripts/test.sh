@@ -10,6 +10,7 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 source scripts/lib.sh
+check_args "$root/scripts/test.sh" "" "$@"
 export CARGO_TERM_COLOR=never
 
 passed=0
@@ -319,6 +320,25 @@ notebook_runner_fails() {
   [ $ok = 0 ] && echo "the runner rejects a panicking cell, a compile error, an unknown option and a missing notebook, and shows why"
 }
 
+# Every script refuses a mistyped argument before doing anything (exit 2, naming it), where
+# it used to ignore it: `setup.sh servee` installed and served nothing, `notebook.sh --port 9`
+# opened Jupyter on 8888, `figures.sh ch8` regenerated nothing and said ok. `--help` answers.
+scripts_refuse_bad_arguments() {
+  local ok=0 cmd out rc
+  for cmd in "scripts/setup.sh servee" "scripts/notebook.sh --port" "scripts/figures.sh ch8" \
+    "scripts/test.sh --quick" "probes/jdk/run.sh NoSuchProbe"; do
+    out=$($cmd 2>&1)
+    rc=$?
+    [ $rc = 2 ] || { echo "$cmd: exit $rc, not 2"; ok=1; }
+    grep -q "'${cmd##* }'" <<<"$out" || { echo "$cmd did not name the argument: $out"; ok=1; }
+  done
+  for cmd in scripts/setup.sh scripts/notebook.sh scripts/figures.sh scripts/test.sh; do
+    out=$($cmd --help 2>&1) || { echo "$cmd --help failed: $out"; ok=1; }
+    grep -qF "$cmd" <<<"$out" || { echo "$cmd --help printed no usage: $out"; ok=1; }
+  done
+  [ $ok = 0 ] && echo "setup.sh, notebook.sh, figures.sh, test.sh and jdk/run.sh refuse an unknown argument, naming it, and answer --help"
+}
+
 # The quick lab's table (written by the step before) has the floor columns and verdicts that
 # issue 16's targets are read from. Timings are not checked, only that they are reported.
 lab_floors_printed() {
@@ -382,6 +402,7 @@ step "book: mdbook build + link check" book_build
 step "book: every page in headless Chromium" book_browser
 step "browser check fails on a broken page" book_browser_fails
 step "book: mdbook test (snippets)" book_snippets
+step "scripts refuse an argument they do not take" scripts_refuse_bad_arguments
 step "notebook runner fails on a panic, a compile error and bad arguments" notebook_runner_fails
 step "notebooks (headless, evcxr)" notebooks
 

@@ -8,6 +8,14 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 class=${1:-PhaseProbe}
 shift || true
+probes() { (cd "$here" && ls -- *.java | sed 's/\.java$//' | paste -sd' '); }
+case $class in
+  -h | --help) echo "probes/jdk/run.sh [ProbeClass [args...]], ProbeClass one of: $(probes)"; exit 0 ;;
+esac
+if [ ! -f "$here/$class.java" ]; then
+  echo "run.sh: no probe '$class' in probes/jdk; the probes are: $(probes)" >&2
+  exit 2
+fi
 
 is_25() { [ -x "$1/bin/java" ] && [ -x "$1/bin/javac" ] && "$1/bin/java" -version 2>&1 | grep -q 'version "25'; }
 jdk=""
