@@ -95,7 +95,7 @@ def target_line(what, ours, target, floor=None, why="", cells=None):
 
 
 def instructions(bin_dir, quick):
-    """Instructions per operation, counted by valgrind's callgrind (the same from run to run
+    """Instructions per operation, counted by valgrind's callgrind (steady from run to run
     where timings are not): each single-threaded probe at two sizes, the difference divided by
     what was added, so the set-up cancels out. {(what, system): count}, or None without
     valgrind."""
@@ -332,8 +332,9 @@ def main():
         small, big, f_small, f_big = counted["sizes"]
         w(f"callgrind, one thread: `queue-ops --count QUEUE:OP --tasks N` at N = {small} and {big}, "
           f"and `forkjoin-steals --count POOL --fib N` at N = {f_small} and {f_big} (one worker); the "
-          "difference of the two counts divided by the pairs, or the joins, added. The same from "
-          "run to run where the times above are not.")
+          "difference of the two counts divided by the pairs, or the joins, added. Steady from run "
+          "to run where the times above are not: the kept runs of one tree differ by a tenth of an "
+          "instruction at most, so a gap of a whole one is a change of code.")
         w("")
         w("| operation | ours | peer | ours/peer |")
         w("|---|---:|---:|---:|")
