@@ -169,6 +169,8 @@ impl<T> WorkQueue<T> {
         self.array().capacity()
     }
 
+    // `len` and `is_empty` repeat chapter 2's on purpose: the page prints the two queues' diff.
+
     /// `top - base`, read without synchronizing: exact only when nobody is changing them.
     pub fn len(&self) -> usize {
         let (b, t) = (self.base.load(Ordering::Relaxed), self.top.load(Ordering::Relaxed));
