@@ -87,6 +87,15 @@ fn grows_by_doubling_when_full<O: RingOps>() {
         let mut caps = vec![r.capacity()];
         for i in 0..100 {
             r.push(i).unwrap();
+            // Below the maximum a push never leaves the array full: the push that fills it
+            // grows it (the JDK's `room == 0`), not the push after.
+            assert!(
+                r.len() < r.capacity(),
+                "after push {i}: {} tasks in all {} slots; the push that fills the array \
+                 grows it, not the next one",
+                r.len(),
+                r.capacity()
+            );
             if *caps.last().unwrap() != r.capacity() {
                 caps.push(r.capacity());
             }
