@@ -5,8 +5,8 @@
 // `cargo grade ch06 --hint` gives hints. Compiled only by `cargo grade ch06`.
 
 #[allow(unused_imports)] // you will want these
-use std::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
-use std::sync::atomic::{AtomicU32, AtomicU64};
+use crate::sync::Ordering::{Acquire, Relaxed, Release, SeqCst};
+use crate::sync::{AtomicU32, AtomicU64};
 
 use crossbeam_utils::CachePadded;
 

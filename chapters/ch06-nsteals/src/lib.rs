@@ -12,14 +12,19 @@
 //! - [`Pool`]: a minimal pool of workers that scan and steal (chapter 7 adds parking,
 //!   fork/join and the rest), with an optional ground-truth count for comparison.
 
+#[cfg(not(loom))]
 mod pool;
 
 /// Steal accounting: the reference solution of the chapter 6 exercise.
 pub mod steals;
 
+// Under `--cfg loom` only the accounting is compiled, with loom's atomics (`tests/loom.rs`);
+// the pool is chapter 7's to model.
+pub use ch02_poll::sync;
+#[cfg(not(loom))]
 pub use pool::{Job, Pool, fork, join_workers, pop_own, push_job, push_own, scan, steal};
 
-use std::sync::atomic::{AtomicU32, AtomicU64};
+use crate::sync::{AtomicU32, AtomicU64};
 
 use crossbeam_utils::CachePadded;
 
@@ -37,18 +42,15 @@ pub trait StealOps {
 macro_rules! impl_steal_ops {
     ($ty:ident) => {
         impl $crate::StealOps for $ty {
-            fn count_take(nsteals: &std::sync::atomic::AtomicU32, from: usize, own: usize) {
+            fn count_take(nsteals: &$crate::sync::AtomicU32, from: usize, own: usize) {
                 count_take(nsteals, from, own)
             }
-            fn retire(
-                nsteals: &std::sync::atomic::AtomicU32,
-                steal_count: &std::sync::atomic::AtomicU64,
-            ) {
+            fn retire(nsteals: &$crate::sync::AtomicU32, steal_count: &$crate::sync::AtomicU64) {
                 retire(nsteals, steal_count)
             }
             fn get_steal_count(
-                steal_count: &std::sync::atomic::AtomicU64,
-                nsteals: &[crossbeam_utils::CachePadded<std::sync::atomic::AtomicU32>],
+                steal_count: &$crate::sync::AtomicU64,
+                nsteals: &[crossbeam_utils::CachePadded<$crate::sync::AtomicU32>],
             ) -> u64 {
                 get_steal_count(steal_count, nsteals)
             }

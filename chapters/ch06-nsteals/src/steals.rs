@@ -6,8 +6,8 @@
 
 use crossbeam_utils::CachePadded;
 
-use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
-use std::sync::atomic::{AtomicU32, AtomicU64};
+use crate::sync::Ordering::{Acquire, Relaxed, Release};
+use crate::sync::{AtomicU32, AtomicU64};
 
 // ANCHOR: count_take
 /// A worker took a task from the queue at index `from`; its own queue is at `own`. Only a

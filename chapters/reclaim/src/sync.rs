@@ -5,14 +5,16 @@
 // Under loom, the atomics write down every access (`timeline.rs`): a failing model prints the
 // execution that broke it, with the reader's lines. Models run through `model`.
 #[cfg(loom)]
-pub use crate::timeline::{AtomicI32, AtomicPtr, AtomicU64, AtomicUsize, fence, model};
+pub use crate::timeline::{AtomicI32, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, fence, model};
 #[cfg(loom)]
 pub use loom::sync::atomic::Ordering;
 #[cfg(loom)]
 pub use loom::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 #[cfg(not(loom))]
-pub use std::sync::atomic::{AtomicI32, AtomicPtr, AtomicU64, AtomicUsize, Ordering, fence};
+pub use std::sync::atomic::{
+    AtomicI32, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering, fence,
+};
 #[cfg(not(loom))]
 pub use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 

@@ -216,6 +216,7 @@ fn int(v: impl TryInto<i128>) -> Value {
 }
 
 atomic_int!(AtomicI32, i32);
+atomic_int!(AtomicU32, u32);
 atomic_int!(AtomicU64, u64);
 atomic_int!(AtomicUsize, usize);
 
