@@ -86,29 +86,37 @@ fn full_hands_the_task_back_and_drop_frees_the_rest<P: PollOps>() {
     );
 }
 
+/// A push in progress is not "empty": with `top` moved and the slot not yet filled (the JDK's
+/// order inside a push), the thief waits for the slot, counting each round it finds no progress
+/// as a stall, and takes the task. Three clauses of `poll`'s contract, each broken by a mutant
+/// once: "empty" on two null slots whatever `top` says (`&&` made `||`), a stall spin that goes
+/// uncounted, and `top - base` compared as the JDK's `int` subtraction does, also when the push
+/// in progress takes the indices past `i32::MAX` (`top_not_above_base`).
+fn a_poll_waits_out_a_push_in_progress<P: PollOps + 'static>() {
+    for start in [0, i32::MAX] {
+        let (owner, stealer) = new_with::<u32, P>(4);
+        let q = owner.queue();
+        q.base.store(start, Ordering::Relaxed); // an empty queue whose indices start at `start`
+        q.top.store(start.wrapping_add(1), Ordering::Relaxed); // the first half of a push, by hand
+        let thief = std::thread::spawn(move || {
+            let mut stats = PollStats::default();
+            (stealer.poll_counted(&mut stats), stats)
+        });
+        std::thread::sleep(std::time::Duration::from_millis(50)); // the thief meets the half push
+        q.slot(start).swap(reclaim::boxed(7), Ordering::SeqCst); // the second half: the task
+        let (got, stats) = thief.join().expect("the thief");
+        assert_eq!(
+            got,
+            Some(7),
+            "a poll at index {start} during a push waits for its task: {stats:?}"
+        );
+        assert!(stats.stalls > 0, "the rounds spent waiting count as stalls: {stats:?}");
+    }
+}
+
 /// A million tasks, the owner pushing and popping, thieves on every core polling: each task
 /// runs exactly once (bitmap), none leaks or drops twice (drop counter), and every CAS
 /// attempt is a success or a failure.
-/// A push in progress is not "empty": with `top` moved and the slot not yet filled (the JDK's
-/// order inside a push), the thief waits for the slot, counting each round it finds no progress
-/// as a stall, and takes the task. Two clauses of `poll`'s contract, each broken by a generated
-/// mutant once: "empty" on two null slots whatever `top` says (`&&` made `||`), and a stall
-/// spin that goes uncounted.
-fn a_poll_waits_out_a_push_in_progress<P: PollOps + 'static>() {
-    let (owner, stealer) = new_with::<u32, P>(4);
-    let q = owner.queue();
-    q.top.store(1, Ordering::Relaxed); // the first half of a push, by hand
-    let thief = std::thread::spawn(move || {
-        let mut stats = PollStats::default();
-        (stealer.poll_counted(&mut stats), stats)
-    });
-    std::thread::sleep(std::time::Duration::from_millis(50)); // the thief meets the half push
-    q.slot(0).swap(reclaim::boxed(7), Ordering::SeqCst); // the second half: the task
-    let (got, stats) = thief.join().expect("the thief");
-    assert_eq!(got, Some(7), "a poll during a push waits for its task: {stats:?}");
-    assert!(stats.stalls > 0, "the rounds spent waiting count as stalls: {stats:?}");
-}
-
 fn a_million_tasks_exactly_once<P: PollOps + 'static>() {
     const N: usize = 1_000_000;
     let thieves = std::thread::available_parallelism().map_or(2, |n| n.get()).max(2);
