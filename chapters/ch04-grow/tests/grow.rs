@@ -158,6 +158,40 @@ fn thieves_are_not_stalled_by_a_move<G: GrowOps>() {
     );
 }
 
+/// A thief has emptied the slot at `base` and paused before its store of `base + 1` when the
+/// owner's push fills the array: the move stops at that slot (taken), and `base` stays where
+/// it is, for the thief to move. A second thief waits on the new array until it does, then
+/// takes 1 and 2. Only the taker of an index moves `base` off it: a grow that moves `base`
+/// past the slot for the thief lets the second thief run ahead, and the paused thief's late
+/// store of 1 then moves `base` back, onto slots already emptied, where it stays.
+fn a_move_leaves_base_to_the_thief_that_took_it<G: GrowOps>() {
+    let (owner, stealer) = queue::<G>(4);
+    for i in 0..3 {
+        owner.push(i).unwrap(); // slots 0 to 2: one free slot left, no growth yet
+    }
+    let q = owner.queue();
+    let b = q.base.load(Ordering::Relaxed);
+    // The paused thief: its CAS, frozen before its base store.
+    let p = q.array().at(b).swap(std::ptr::null_mut(), Ordering::SeqCst);
+    let pin = reclaim::pin();
+    // SAFETY: we just took this pointer out of its slot, as a thief's CAS would.
+    assert_eq!(unsafe { reclaim::take_keeping_box(p, &pin) }, Some(0));
+    drop(pin);
+    owner.push(3).unwrap(); // fills the array: grow moves 3, 2 and 1, and meets the taken slot
+    assert_eq!(q.capacity(), 8, "the push that filled the array grew it");
+    let second = thread::spawn(move || (stealer.poll(), stealer.poll()));
+    thread::sleep(Duration::from_millis(50)); // the first thief stays paused a while
+    q.base.store(b.wrapping_add(1), Ordering::SeqCst); // its store, as `poll` makes it
+    let got = second.join().unwrap();
+    assert_eq!(got, (Some(1), Some(2)), "the second thief takes the moved tasks, oldest first");
+    assert_eq!(
+        (q.base.load(Ordering::SeqCst), q.top.load(Ordering::SeqCst)),
+        (3, 4),
+        "base moves only with the taker of each index: the grow left it to the paused thief"
+    );
+    assert_eq!((owner.pop(), owner.pop()), (Some(3), None), "task 3 left, then empty");
+}
+
 /// One owner pushes a million tasks into a queue that starts at 2 slots (growing to the
 /// depth the thieves let it reach), popping now and then; thieves on every core poll
 /// throughout. Each task is taken exactly once.
@@ -243,5 +277,6 @@ seam::tests!(
     a_full_queue_at_max_capacity_hands_the_task_back,
     old_arrays_are_kept_until_the_queue_drops,
     thieves_are_not_stalled_by_a_move,
+    a_move_leaves_base_to_the_thief_that_took_it,
     a_million_tasks_through_growth,
 );
