@@ -145,6 +145,30 @@ fn a_snapshot_sees_a_whole_push<P: PhaseOps>() {
     assert_eq!((s.phase, s.len, s.newest_present), (BEFORE, 1, true));
 }
 
+/// A seqlock read is retried for as long as a lock cycle falls inside it, however many times:
+/// here the first five reads each see a holder lock and unlock the queue (as a submitter on
+/// another core would), and only the sixth runs between two equal versions. A reader that
+/// stops retrying after a few reads, to bound its wait, returns a read made across a lock.
+fn a_read_across_locks_is_retried_until_one_is_not<P: PhaseOps>() {
+    let phase = AtomicI32::new(BEFORE);
+    let mut reads = 0;
+    let (read, version) = P::read_stable(&phase, || {
+        reads += 1;
+        if reads <= 5 {
+            assert!(P::try_lock_phase(&phase), "read {reads}: the queue was unlocked");
+            P::unlock_phase(&phase);
+        }
+        reads
+    });
+    let after = BEFORE.wrapping_add(10 * IDLE); // five cycles, two steps each
+    assert_eq!(
+        (read, version),
+        (6, after),
+        "the answer must come from the first read with no lock cycle inside it (the sixth), \
+         with the version it ran under"
+    );
+}
+
 /// Four submitter threads push 20,000 tasks each through `submission_queue` into a 16-slot
 /// array while a thief polls every queue. Every task is taken exactly once, and every queue's
 /// phase ends at `id + IDLE * (2 * pushes - 1)`: born locked, then two steps per push after
@@ -226,5 +250,6 @@ seam::tests!(
     a_full_queue_hands_the_task_back_and_unlocks,
     an_internal_push_needs_no_lock,
     a_snapshot_sees_a_whole_push,
+    a_read_across_locks_is_retried_until_one_is_not,
     submitters_and_a_thief,
 );
