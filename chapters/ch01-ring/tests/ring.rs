@@ -86,14 +86,30 @@ fn grows_by_doubling_when_full<O: RingOps>() {
         let mut r: Ring<u32, O> = Ring::with_ops(2, 1 << 10).starting_at(start);
         let mut caps = vec![r.capacity()];
         for i in 0..100 {
+            let before = r.capacity();
             r.push(i).unwrap();
             // Below the maximum a push never leaves the array full: the push that fills it
-            // grows it (the JDK's `room == 0`), not the push after.
+            // grows it (the JDK's `room == 0`), not the push after, nor the one before.
             assert!(
                 r.len() < r.capacity(),
                 "after push {i}: {} tasks in all {} slots; the push that fills the array \
                  grows it, not the next one",
                 r.len(),
+                r.capacity()
+            );
+            assert!(
+                r.capacity() == before || r.len() == before,
+                "push {i} grew {before} slots to {} with {} tasks: only the push that fills \
+                 the array grows it",
+                r.capacity(),
+                r.len()
+            );
+            // Growing moves tasks, never indices: base stays, top counts the pushes.
+            let pushed = i32::try_from(i).unwrap() + 1;
+            assert_eq!(
+                (r.base(), r.top()),
+                (start, start.wrapping_add(pushed)),
+                "after push {i} (capacity {}): the indices are never reset",
                 r.capacity()
             );
             if *caps.last().unwrap() != r.capacity() {
