@@ -5,6 +5,7 @@
 //! `RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=3 cargo test -p ch05-phase --release --test loom`
 #![cfg(loom)]
 
+use ch05_phase::sync::AtomicI32;
 use ch05_phase::sync::Ordering::Relaxed;
 use ch05_phase::{IDLE, PhaseOps, Queues, snapshot};
 use loom::sync::Arc;
@@ -98,8 +99,30 @@ fn a_seqlock_reader_never_sees_half_a_push<P: PhaseOps + 'static>() {
     });
 }
 
+/// This thread holds the lock while two others each try it once: both must be turned away,
+/// and the unlock then leaves the word one cycle on. A try that adds IDLE and takes it back
+/// when the word was held makes the held word look free in between: the other try gets in.
+fn a_held_lock_turns_every_try_away<P: PhaseOps + 'static>() {
+    ch05_phase::sync::model(|| {
+        let start = 0x0001_39b8; // unlocked: the IDLE bit is set
+        let phase = Arc::new(AtomicI32::new(start));
+        assert!(P::try_lock_phase(&phase), "an unlocked word locks");
+        let tries: Vec<_> = (0..2)
+            .map(|_| {
+                let phase = phase.clone();
+                thread::spawn(move || P::try_lock_phase(&phase))
+            })
+            .collect();
+        let got: Vec<bool> = tries.into_iter().map(|t| t.join().unwrap()).collect();
+        assert_eq!(got, [false, false], "a try on a held lock took it");
+        P::unlock_phase(&phase);
+        assert_eq!(phase.load(Relaxed), start + 2 * IDLE, "one lock cycle, two steps");
+    });
+}
+
 seam::tests!(
     ch05_phase;
     two_submitters_and_a_poller,
     a_seqlock_reader_never_sees_half_a_push,
+    a_held_lock_turns_every_try_away,
 );

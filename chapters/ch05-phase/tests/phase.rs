@@ -149,24 +149,28 @@ fn a_snapshot_sees_a_whole_push<P: PhaseOps>() {
 /// here the first five reads each see a holder lock and unlock the queue (as a submitter on
 /// another core would), and only the sixth runs between two equal versions. A reader that
 /// stops retrying after a few reads, to bound its wait, returns a read made across a lock.
+/// Also where the version crosses from 0x7fff to 0x8000 and the word turns negative: versions
+/// are compared for equality, not order.
 fn a_read_across_locks_is_retried_until_one_is_not<P: PhaseOps>() {
-    let phase = AtomicI32::new(BEFORE);
-    let mut reads = 0;
-    let (read, version) = P::read_stable(&phase, || {
-        reads += 1;
-        if reads <= 5 {
-            assert!(P::try_lock_phase(&phase), "read {reads}: the queue was unlocked");
-            P::unlock_phase(&phase);
-        }
-        reads
-    });
-    let after = BEFORE.wrapping_add(10 * IDLE); // five cycles, two steps each
-    assert_eq!(
-        (read, version),
-        (6, after),
-        "the answer must come from the first read with no lock cycle inside it (the sixth), \
-         with the version it ran under"
-    );
+    for start in [BEFORE, 0x7fff_39b8] {
+        let phase = AtomicI32::new(start);
+        let mut reads = 0;
+        let (read, version) = P::read_stable(&phase, || {
+            reads += 1;
+            if reads <= 5 {
+                assert!(P::try_lock_phase(&phase), "read {reads}: the queue was unlocked");
+                P::unlock_phase(&phase);
+            }
+            reads
+        });
+        let after = start.wrapping_add(10 * IDLE); // five cycles, two steps each
+        assert_eq!(
+            (read, version),
+            (6, after),
+            "from phase {start:#x}: the answer must come from the first read with no lock cycle \
+             inside it (the sixth), with the version it ran under"
+        );
+    }
 }
 
 /// Four submitter threads push 20,000 tasks each through `submission_queue` into a 16-slot
