@@ -273,7 +273,10 @@ fn a_forked_handle_is_joined_outside_its_pool<I: WaitOps + 'static>() {
 /// is on top of the queue and calls it (the JDK's `tryRemoveAndExec`), so fib alone never waits;
 /// here `a` forks a detached task above `b`, and the result of a second fork is joined through
 /// its handle: both waits need the helping wait (`help_until`) to run a task of the worker's
-/// own queue. A wait that only yields deadlocks here (the mutant `join_blocks`).
+/// own queue. A wait that only yields deadlocks here (the mutant `join_blocks`). So does one
+/// that helps only when it is not itself inside a task run by a wait: the second pool's task
+/// `h1`, run by the wait for it, waits for its own forks, which sit in the same queue
+/// (`nested_waits_do_not_help`).
 fn a_lone_worker_runs_what_it_waits_for<I: WaitOps + 'static>() {
     let got = within(30, "joins on a pool of one worker", || {
         let pool: ThreadPoolWith<I> = ThreadPoolWith::new(1);
@@ -294,6 +297,25 @@ fn a_lone_worker_runs_what_it_waits_for<I: WaitOps + 'static>() {
         sum
     });
     assert_eq!(got, (142, 0));
+    let got = within(8, "waits nested in a helped task, on a pool of one worker", || {
+        let pool: ThreadPoolWith<I> = ThreadPoolWith::new(1);
+        let sum = pool.join(
+            || {
+                let h1 = ch07_pool::fork(|| {
+                    let g1 = ch07_pool::fork(|| 1).unwrap();
+                    let g2 = ch07_pool::fork(|| 2).unwrap();
+                    g1.join().unwrap() + g2.join().unwrap() // waits inside the wait for h1
+                })
+                .unwrap();
+                let h2 = ch07_pool::fork(|| 10).unwrap();
+                h1.join().unwrap() + h2.join().unwrap()
+            },
+            || 0,
+        );
+        pool.shutdown();
+        sum
+    });
+    assert_eq!(got, (13, 0));
 }
 
 /// `looked_empty`'s contract, on a queue driven by hand: after the owner's push, true exactly
@@ -329,6 +351,11 @@ fn leaves_work_reads_the_slot_at_base<I: WaitOps + 'static>() {
     }
     assert_eq!(stealer.poll(), Some(1));
     assert!(I::leaves_work(q), "tasks 2 and 3 wait: the next thief needs waking");
+    // A thief may see `top` behind the slots (a push stores `top` Relaxed, before its swap):
+    // the slot at `base` decides, not `top - base`.
+    q.top.store(1, Relaxed);
+    assert!(I::leaves_work(q), "task 2 waits at base, whatever a stale top says");
+    q.top.store(3, Relaxed);
     assert_eq!(stealer.poll(), Some(2));
     assert!(I::leaves_work(q), "task 3 waits");
     assert_eq!(stealer.poll(), Some(3));
@@ -372,6 +399,22 @@ fn help_until_returns_only_when_done<I: WaitOps + 'static>() {
             },
         );
         assert_eq!(ran.load(Relaxed), 20, "help_until stops running tasks once done() is true");
+    });
+    within(10, "help_until when the task is done already", || {
+        let ran = AtomicUsize::new(0);
+        I::help_until(
+            || true,
+            || {
+                ran.fetch_add(1, Relaxed);
+                true
+            },
+        );
+        assert_eq!(
+            ran.load(Relaxed),
+            0,
+            "done() was true on entry: help_until looks before it runs anything (a task it ran \
+             first could take any time to finish)"
+        );
     });
 }
 
