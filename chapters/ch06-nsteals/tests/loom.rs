@@ -37,4 +37,34 @@ fn a_retiring_count_is_never_seen_twice<S: StealOps + 'static>() {
     });
 }
 
-seam::tests!(ch06_nsteals; a_retiring_count_is_never_seen_twice);
+/// Workers 1 and 3 retire at once, as at shutdown, with two steals and one: the pool's total
+/// has two writers, and must end at 3. A load and a store of the total (the single-writer
+/// shortcut of `count_take`, copied) lets both read 0 before either writes: one count is lost.
+fn two_workers_retiring_at_once_lose_nothing<S: StealOps + 'static>() {
+    ch06_nsteals::sync::model(|| {
+        let nsteals: Arc<Vec<CachePadded<AtomicU32>>> =
+            Arc::new((0..4).map(|_| CachePadded::new(AtomicU32::new(0))).collect());
+        let steal_count = Arc::new(AtomicU64::new(0));
+        S::count_take(&nsteals[1], 3, 1); // worker 1: two steals from worker 3's queue
+        S::count_take(&nsteals[1], 3, 1);
+        S::count_take(&nsteals[3], 1, 3); // worker 3: one from worker 1's
+        let retiring: Vec<_> = [1, 3]
+            .into_iter()
+            .map(|w| {
+                let (nsteals, steal_count) = (nsteals.clone(), steal_count.clone());
+                thread::spawn(move || S::retire(&nsteals[w], &steal_count))
+            })
+            .collect();
+        for r in retiring {
+            r.join().unwrap();
+        }
+        let after = S::get_steal_count(&steal_count, &nsteals);
+        assert_eq!(after, 3, "the count once both workers had retired (2 + 1 steals)");
+    });
+}
+
+seam::tests!(
+    ch06_nsteals;
+    a_retiring_count_is_never_seen_twice,
+    two_workers_retiring_at_once_lose_nothing,
+);

@@ -2,7 +2,7 @@
 //! (`reference::`) and, with the grader's `--features exercise`, the reader's (`exercise::`).
 #![cfg(not(loom))]
 
-use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::Ordering::{Relaxed, SeqCst};
 use std::sync::atomic::{AtomicU8, AtomicUsize};
 use std::sync::mpsc;
 use std::sync::{Arc, Barrier};
@@ -330,6 +330,11 @@ fn looked_empty_reads_the_slot_below_the_new_task<I: WaitOps + 'static>() {
     assert!(I::looked_empty(q), "a push onto an empty queue: the slot below is empty");
     push(2);
     assert!(!I::looked_empty(q), "a push onto task 1: the slot below holds a task");
+    // A thief has taken task 1 with its CAS and not yet moved `base`: the slot below is empty
+    // though the indices still count task 1. The slot decides, not `base`.
+    let taken = q.array().at(0).swap(std::ptr::null_mut(), SeqCst);
+    assert!(I::looked_empty(q), "the slot below was emptied by a thief that has not moved base");
+    q.array().at(0).swap(taken, SeqCst); // the thief's CAS undone: task 1 is back
     assert_eq!((stealer.poll(), stealer.poll()), (Some(1), Some(2)));
     push(3);
     assert!(I::looked_empty(q), "a push above two stolen tasks: the slot below was emptied");
@@ -391,14 +396,15 @@ fn help_until_returns_only_when_done<I: WaitOps + 'static>() {
     });
     within(10, "help_until with tasks to help with", || {
         let ran = AtomicUsize::new(0);
+        // 23, a prime: a wait that looks at done() only every k tasks overshoots it.
         I::help_until(
-            || ran.load(Relaxed) >= 20,
+            || ran.load(Relaxed) >= 23,
             || {
                 ran.fetch_add(1, Relaxed);
                 true
             },
         );
-        assert_eq!(ran.load(Relaxed), 20, "help_until stops running tasks once done() is true");
+        assert_eq!(ran.load(Relaxed), 23, "help_until stops running tasks once done() is true");
     });
     within(10, "help_until when the task is done already", || {
         let ran = AtomicUsize::new(0);
