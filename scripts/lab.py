@@ -334,7 +334,7 @@ def main():
           f"and `forkjoin-steals --count POOL --fib N` at N = {f_small} and {f_big} (one worker); the "
           "difference of the two counts divided by the pairs, or the joins, added. Steady from run "
           "to run where the times above are not: the kept runs of one tree differ by a tenth of an "
-          "instruction at most, so a gap of a whole one is a change of code.")
+          "instruction at most, so a gap of a whole one is a change of code (or of the toolchain).")
         w("")
         w("| operation | ours | peer | ours/peer |")
         w("|---|---:|---:|---:|")

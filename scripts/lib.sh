@@ -18,15 +18,14 @@ loom_words() {
     sed 's/^\([A-Z_]*\)=\(.* .*\)$/\1="\2"/' | paste -sd' '
 }
 
-# The chapters' crates (`ch01-ring`...), or with `id` their ids (`ch01`...), in the book's
-# order, from chapters/chapters.toml (the grader's table).
+# The chapter crates, in the book's order, from chapters/chapters.toml (the grader's table).
 chapter_crates() {
-  python3 -c 'import sys, tomllib; print(*(c[sys.argv[1]] for c in tomllib.load(open("chapters/chapters.toml", "rb"))["chapter"]))' "${1:-name}"
+  python3 -c 'import tomllib; print(*(c["name"] for c in tomllib.load(open("chapters/chapters.toml", "rb"))["chapter"]))'
 }
 
 # A script's usage: the comment block under its first line, without the leading `# `.
 usage_of() {
-  sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$1"
+  sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p;}' "$1"
 }
 
 # Answers `-h`/`--help` with the usage (exit 0), and any argument the script does not take

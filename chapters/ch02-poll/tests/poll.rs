@@ -98,11 +98,16 @@ fn a_poll_waits_out_a_push_in_progress<P: PollOps + 'static>() {
         let q = owner.queue();
         q.base.store(start, Ordering::Relaxed); // an empty queue whose indices start at `start`
         q.top.store(start.wrapping_add(1), Ordering::Relaxed); // the first half of a push, by hand
+        let (started, starting) = std::sync::mpsc::channel();
         let thief = std::thread::spawn(move || {
             let mut stats = PollStats::default();
+            started.send(()).unwrap();
             (stealer.poll_counted(&mut stats), stats)
         });
-        std::thread::sleep(std::time::Duration::from_millis(50)); // the thief meets the half push
+        // The thief is about to poll (on a loaded machine its thread may start late): give it
+        // time to meet the half push.
+        starting.recv().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(50));
         q.slot(start).swap(reclaim::boxed(7), Ordering::SeqCst); // the second half: the task
         let (got, stats) = thief.join().expect("the thief");
         assert_eq!(

@@ -123,12 +123,17 @@ fn the_fifo_take_waits_out_a_paused_thief_when_tasks_remain<O: TakeOps + 'static
         let (task, b) = thief_wins_slot_and_pauses(stealer.queue());
         assert_eq!(task, 0);
         let (tx, rx) = mpsc::channel();
+        let (started, starting) = mpsc::channel();
         let waiter = std::thread::spawn(move || {
+            started.send(()).unwrap();
             let got = owner.poll_fifo();
             tx.send(got).unwrap();
             owner
         });
-        std::thread::sleep(Duration::from_millis(50)); // the thief stays paused a while
+        // The owner is about to take while the thief is still paused (its thread may start
+        // late on a loaded machine); the thief stays paused a while longer.
+        starting.recv().unwrap();
+        std::thread::sleep(Duration::from_millis(50));
         thief_finishes(stealer.queue(), b);
         let answer = rx.recv_timeout(Duration::from_secs(5));
         let owner = waiter.join().unwrap();

@@ -179,6 +179,7 @@ fn a_move_leaves_base_to_the_thief_that_took_it<G: GrowOps>() {
     drop(pin);
     owner.push(3).unwrap(); // fills the array: grow moves 3, 2 and 1, and meets the taken slot
     assert_eq!(q.capacity(), 8, "the push that filled the array grew it");
+    assert_eq!(q.base.load(Ordering::SeqCst), b, "the grow left base to the paused thief");
     let second = thread::spawn(move || (stealer.poll(), stealer.poll()));
     thread::sleep(Duration::from_millis(50)); // the first thief stays paused a while
     q.base.store(b.wrapping_add(1), Ordering::SeqCst); // its store, as `poll` makes it

@@ -356,8 +356,8 @@ fn leaves_work_reads_the_slot_at_base<I: WaitOps + 'static>() {
     }
     assert_eq!(stealer.poll(), Some(1));
     assert!(I::leaves_work(q), "tasks 2 and 3 wait: the next thief needs waking");
-    // A thief may see `top` behind the slots (a push stores `top` Relaxed, before its swap):
-    // the slot at `base` decides, not `top - base`.
+    // Nothing orders a thief's load of `top` after the owner's latest push: it may read a `top`
+    // that does not count a task already in its slot. The slot at `base` decides.
     q.top.store(1, Relaxed);
     assert!(I::leaves_work(q), "task 2 waits at base, whatever a stale top says");
     q.top.store(3, Relaxed);
