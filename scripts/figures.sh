@@ -8,9 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
-# The sections it takes: each chapter's id in chapters/chapters.toml (read without python, so
-# that a mistyped one is named on any machine), and contention, lab, loom.
-check_args "$PWD/scripts/figures.sh" "$(sed -n 's/^id = "\(.*\)"$/\1/p' chapters/chapters.toml | paste -sd' ' -) contention lab loom" "$@"
+# The sections it takes: each chapter's id, and contention, lab, loom.
+check_args "$PWD/scripts/figures.sh" "$(chapters_toml id) contention lab loom" "$@"
 
 chapters=("$@")
 want() { [ ${#chapters[@]} -eq 0 ] || [[ " ${chapters[*]} " == *" $1 "* ]]; }

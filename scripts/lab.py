@@ -333,8 +333,7 @@ def main():
         w(f"callgrind, one thread: `queue-ops --count QUEUE:OP --tasks N` at N = {small} and {big}, "
           f"and `forkjoin-steals --count POOL --fib N` at N = {f_small} and {f_big} (one worker); the "
           "difference of the two counts divided by the pairs, or the joins, added. Steady from run "
-          "to run where the times above are not: the kept runs of one tree differ by a tenth of an "
-          "instruction at most, so a gap of a whole one is a change of code (or of the toolchain).")
+          "to run where the times above are not (rerun it to see how steady on this machine).")
         w("")
         w("| operation | ours | peer | ours/peer |")
         w("|---|---:|---:|---:|")

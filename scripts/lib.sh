@@ -18,9 +18,16 @@ loom_words() {
     sed 's/^\([A-Z_]*\)=\(.* .*\)$/\1="\2"/' | paste -sd' '
 }
 
-# The chapter crates, in the book's order, from chapters/chapters.toml (the grader's table).
+# One field of every chapter, in the book's order, from chapters/chapters.toml (the grader's
+# table), space-separated: `chapters_toml name` (the crates), `chapters_toml id` (ch01...).
+# Read with sed, so that it works before python is installed.
+chapters_toml() {
+  sed -n "s/^$1 = \"\(.*\)\"\$/\1/p" chapters/chapters.toml | paste -sd' ' -
+}
+
+# The chapter crates, in the book's order.
 chapter_crates() {
-  python3 -c 'import tomllib; print(*(c["name"] for c in tomllib.load(open("chapters/chapters.toml", "rb"))["chapter"]))'
+  chapters_toml name
 }
 
 # A script's usage: the comment block under its first line, without the leading `# `.

@@ -11,6 +11,13 @@ use crossbeam_utils::CachePadded;
 use loom::sync::Arc;
 use loom::thread;
 
+/// The counters of a pool of four queues (0 and 2 submission queues, 1 and 3 workers) and its
+/// total, all zero, shared with the model's threads.
+fn counters() -> (Arc<Vec<CachePadded<AtomicU32>>>, Arc<AtomicU64>) {
+    let nsteals = (0..4).map(|_| CachePadded::new(AtomicU32::new(0))).collect();
+    (Arc::new(nsteals), Arc::new(AtomicU64::new(0)))
+}
+
 /// Worker 1 has stolen twice and retires while another thread reads the pool's count. The
 /// count may miss the two steals for a moment (an undercount, as the JDK's), but must never
 /// hold them twice, from the pool's total and from the worker's counter, and after the
@@ -19,10 +26,7 @@ use loom::thread;
 /// read the old counter) each let a reader return 4.
 fn a_retiring_count_is_never_seen_twice<S: StealOps + 'static>() {
     ch06_nsteals::sync::model(|| {
-        // Index 0: a submission queue; 1: the worker that retires; 3: a worker that stays.
-        let nsteals: Arc<Vec<CachePadded<AtomicU32>>> =
-            Arc::new((0..4).map(|_| CachePadded::new(AtomicU32::new(0))).collect());
-        let steal_count = Arc::new(AtomicU64::new(0));
+        let (nsteals, steal_count) = counters(); // worker 1 retires; worker 3 stays
         S::count_take(&nsteals[1], 3, 1); // two steals from worker 3's queue
         S::count_take(&nsteals[1], 3, 1);
         let worker = {
@@ -42,9 +46,7 @@ fn a_retiring_count_is_never_seen_twice<S: StealOps + 'static>() {
 /// shortcut of `count_take`, copied) lets both read 0 before either writes: one count is lost.
 fn two_workers_retiring_at_once_lose_nothing<S: StealOps + 'static>() {
     ch06_nsteals::sync::model(|| {
-        let nsteals: Arc<Vec<CachePadded<AtomicU32>>> =
-            Arc::new((0..4).map(|_| CachePadded::new(AtomicU32::new(0))).collect());
-        let steal_count = Arc::new(AtomicU64::new(0));
+        let (nsteals, steal_count) = counters();
         S::count_take(&nsteals[1], 3, 1); // worker 1: two steals from worker 3's queue
         S::count_take(&nsteals[1], 3, 1);
         S::count_take(&nsteals[3], 1, 3); // worker 3: one from worker 1's

@@ -27,8 +27,8 @@
 //!
 //! `--count ours --fib N` (or `rayon`) runs only fib(N) on that pool at parallelism 1, once and
 //! silently, for an instruction count under valgrind: `scripts/figures.sh lab` counts two sizes
-//! and subtracts, which leaves the instructions per join, steady from run to run (within a
-//! tenth of an instruction) where timings are not.
+//! and subtracts, which leaves the instructions per join, steady from run to run where
+//! timings are not.
 
 use std::hint::black_box;
 use std::time::Instant;
