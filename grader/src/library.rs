@@ -10,6 +10,7 @@
 //! ```text
 //! caught-by: loom <test filter>           the crate's tests/loom.rs, under --cfg loom
 //! caught-by: test <target> <test filter>  one of the crate's test targets, in release
+//!                                         (`lib`: the unit tests in its `src/`)
 //! expect: <text the failure must print>   optional: a loom report, an assertion's message
 //! ```
 //!
@@ -218,7 +219,13 @@ fn run_tests(root: &Path, krate: &str, tests: &Tests) -> Result<crate::run::Outp
     };
     let cargo = |args: &[&str]| {
         let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-        cmd.current_dir(root).args(["test", "-p", krate, "--release", "--test", target]);
+        cmd.current_dir(root).args(["test", "-p", krate, "--release"]);
+        // `lib`: the crate's own unit tests; any other name, a target under `tests/`.
+        if target == "lib" {
+            cmd.arg("--lib")
+        } else {
+            cmd.args(["--test", target])
+        };
         cmd.args(args);
         if matches!(tests, Tests::Loom(_)) {
             under_loom(&mut cmd, root);

@@ -9,9 +9,9 @@
 //!   push only when its queue looked empty, and a thief that leaves tasks behind signals on,
 //!   as the JDK's do: [`wait::looked_empty`], [`wait::leaves_work`]). The Dekker-style pair
 //!   of fences means no wake-up is lost, and the signal rule that no fork waits for a worker
-//!   that sleeps, but across a growth of the owner's array, which signals no one where the
-//!   JDK's push does (the page, "When a push wakes a worker"; loom models of both, and a test
-//!   that every waiting fork gets a worker).
+//!   that sleeps (a push that grows the array signals too, as the JDK's does: the page, "When
+//!   a push wakes a worker"; loom models of both, and tests that every waiting fork gets a
+//!   worker and that a growing push wakes one).
 //! - [`ThreadPool::submit`], [`Handle::join`], [`fork`], [`join_in_task`]: tasks with results;
 //!   a worker that waits for a forked task helps by running other tasks
 //!   ([`wait::help_until`]) instead of blocking, so even one worker never deadlocks.

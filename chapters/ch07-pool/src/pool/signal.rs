@@ -5,8 +5,8 @@ use super::*;
 // ANCHOR: push
 /// Accepts `task` unless the pool is shut down, pushes it (a worker to its own queue `own`,
 /// anyone else to a submission queue), then signals an idle worker (a worker's push only when
-/// its queue looked empty). `own`: the queue of `on_worker_of(shared)`, which the caller often
-/// has at hand (`Shared::own_queue`).
+/// its queue looked empty, or its array grew). `own`: the queue of `on_worker_of(shared)`,
+/// which the caller often has at hand (`Shared::own_queue`).
 ///
 /// Inlined: called out of line, it reloaded the task its caller had just written through a
 /// failed store forward, a tenth of a fork's time in the profile.
@@ -17,8 +17,14 @@ pub(super) fn push(shared: &Shared, own: Option<&Queue<Task>>, task: Task) -> Re
         if shared.shutdown.load(Relaxed) {
             return Err(task); // Relaxed: only whether to accept; nothing is lost
         }
+        // Relaxed: only this worker, the owner, replaces its array.
+        let array = q.work().array.load(Relaxed);
         let pushed = push_own(q, task);
-        if pushed.is_ok() && !looked_empty(shared, q) {
+        // The push that fills the array grows it, and signals whatever the slot below holds,
+        // as the JDK's `room == 0` does: a thief that took the task at `base` while the move
+        // ran may have seen the old array's next slot already emptied, and passed nothing on.
+        let grew = q.work().array.load(Relaxed) != array; // Relaxed: as above
+        if pushed.is_ok() && !grew && !looked_empty(shared, q) {
             return Ok(()); // a task below is still queued: the thief that takes it signals on
         }
         pushed
@@ -107,3 +113,51 @@ pub(super) fn propagate(shared: &Shared, from: usize) {
     }
 }
 // ANCHOR_END: propagate
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    /// Whether `cond` holds within five seconds (looked at every millisecond).
+    fn within_5s(cond: impl Fn() -> bool) -> bool {
+        let start = Instant::now();
+        while !cond() {
+            if start.elapsed() > Duration::from_secs(5) {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        true
+    }
+
+    /// The push that takes the last free slot of a worker's array grows it and signals, though
+    /// the slot below holds a task. Here the tasks below were queued without a signal while
+    /// the other worker slept (by `push_own`, which never signals), so only that signal can
+    /// wake it. [JDK 25: `WorkQueue.push` signals when `room == 0`]
+    #[test]
+    fn a_push_that_fills_the_array_signals() {
+        let pool = ThreadPool::new(2);
+        let woke = pool.submit(|| {
+            let (shared, own, _) = current_worker().expect("a task runs on a worker");
+            assert!(within_5s(|| shared.sleep.sleeping() == 1), "the other worker never slept");
+            let q = shared.own_queue(own);
+            let cap = q.work().array().capacity();
+            let mut handles = Vec::new();
+            for i in 0..cap {
+                let (task, job) = Pending::on_heap(|| ());
+                let pushed = if i + 1 < cap {
+                    push_own(q, task).is_ok()
+                } else {
+                    push(shared, Some(q), task).is_ok()
+                };
+                assert!(pushed, "push {i} of {cap} refused");
+                handles.push(Handle { task: job, pool: None });
+            }
+            assert!(q.work().array().capacity() > cap, "the last push did not grow the array");
+            within_5s(|| shared.sleep.sleeping() == 0)
+        });
+        let woke = woke.expect("the pool is open").join().expect("the test's task panicked");
+        assert!(woke, "the growing push woke no one");
+    }
+}
