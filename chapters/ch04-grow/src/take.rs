@@ -22,6 +22,10 @@ use crate::sync::{Backoff, spin};
 // ANCHOR: poll
 /// Thief: takes the task at `base`, or returns null when the queue is empty.
 /// [JDK 25: `WorkQueue.poll`]
+///
+/// Inlined into the thief's take: out of line, its call and the registers it saved were 15 of
+/// a push and steal's 205 instructions (valgrind, `queue-ops --count ours:push+steal`).
+#[inline]
 pub fn poll<T>(q: &WorkQueue<T>, stats: &mut PollStats) -> *mut T {
     let mut pb = None; // base seen by the previous round: detects "no progress"
     let backoff = Backoff::new(); // new in chapter 4: a stall spins, then yields
