@@ -28,6 +28,7 @@ ELSEWHERE = {
     "steal_into": "tokio's queue Steal",
     "native_write_msr": "the Linux kernel (a perf profile's symbol)",
     "smp_call_function_many_cond": "the Linux kernel (a perf profile's symbol)",
+    "callgrind_annotate": "valgrind (its report tool for callgrind's output)",
 }
 
 # A backticked snake_case name with at least one underscore, optionally called: `pop_own()`.
