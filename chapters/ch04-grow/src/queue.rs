@@ -78,6 +78,11 @@ pub struct WorkQueue<T> {
     /// a lower bound, and the room it gives is never more than there is. Only the owner reads
     /// and writes it.
     base_seen: AtomicI32,
+    /// Set by a push that grew the array, until the owner asks ([`WorkQueue::grew`]): the
+    /// JDK's push signals on a growth (`room == 0`), and chapter 7's pool, which signals after
+    /// chapter 4's push, learns of the growth here. Only the owner reads and writes it (std's
+    /// atomic under loom too: one thread's own flag has no interleaving to explore).
+    grew: std::sync::atomic::AtomicBool,
 }
 // ANCHOR_END: work_queue
 
@@ -120,7 +125,19 @@ impl<T> WorkQueue<T> {
             home: OnceLock::new(),
             spares: Spares::new(),
             base_seen: AtomicI32::new(0),
+            grew: std::sync::atomic::AtomicBool::new(false),
         }
+    }
+
+    /// Owner: whether a push grew the array since the last call (and forget it).
+    #[inline]
+    pub fn grew(&self) -> bool {
+        use std::sync::atomic::Ordering::Relaxed; // the owner's own flag, set by its pushes
+        let grew = self.grew.load(Relaxed);
+        if grew {
+            self.grew.store(false, Relaxed);
+        }
+        grew
     }
 
     /// The current array. Acquire: pairs with `grow`'s publishing swap, so the slots it
@@ -282,7 +299,26 @@ pub fn push_slot<T, G: GrowOps, U>(
     a.at(s).swap(into_slot(item, s), Ordering::SeqCst);
     if fills && cap < q.max_capacity {
         G::grow(q, s); // the array is full now: double it before the next push
+        q.grew.store(true, std::sync::atomic::Ordering::Relaxed); // Relaxed: the owner's own
     }
     Ok(())
 }
 // ANCHOR_END: push
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    /// `grew` says yes once per growth, and only after the push that grew the array.
+    #[test]
+    fn grew_reports_each_growth_once() {
+        let (owner, _stealer) = crate::new::<u64>(4);
+        let q = owner.queue();
+        for i in 0..3 {
+            owner.push(i).unwrap();
+            assert!(!q.grew(), "push {i} of 4: no growth yet");
+        }
+        owner.push(3).unwrap(); // takes the last free slot: the array doubles
+        assert_eq!(q.array().capacity(), 8);
+        assert!(q.grew(), "the filling push grew the array");
+        assert!(!q.grew(), "a growth is reported once");
+    }
+}

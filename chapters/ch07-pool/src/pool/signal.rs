@@ -17,14 +17,11 @@ pub(super) fn push(shared: &Shared, own: Option<&Queue<Task>>, task: Task) -> Re
         if shared.shutdown.load(Relaxed) {
             return Err(task); // Relaxed: only whether to accept; nothing is lost
         }
-        // Relaxed: only this worker, the owner, replaces its array.
-        let array = q.work().array.load(Relaxed);
         let pushed = push_own(q, task);
         // The push that fills the array grows it, and signals whatever the slot below holds,
         // as the JDK's `room == 0` does: a thief that took the task at `base` while the move
         // ran may have seen the old array's next slot already emptied, and passed nothing on.
-        let grew = q.work().array.load(Relaxed) != array; // Relaxed: as above
-        if pushed.is_ok() && !grew && !looked_empty(shared, q) {
+        if pushed.is_ok() && !q.work().grew() && !looked_empty(shared, q) {
             return Ok(()); // a task below is still queued: the thief that takes it signals on
         }
         pushed
