@@ -209,6 +209,12 @@ fn check(root: &Path, records: &Path, found: &Found) -> Result<(), Stop> {
     Err(Stop::Missed(format!("not caught, {reason}\n{tail}")))
 }
 
+/// The `cargo test` arguments that select test target `target`: `lib`, the crate's own unit
+/// tests; any other name, a target under `tests/`.
+fn target_args(target: &str) -> Vec<&str> {
+    if target == "lib" { vec!["--lib"] } else { vec!["--test", target] }
+}
+
 /// Builds, then runs, the tests `tests` names in crate `krate`. Two steps, so that the test
 /// run's output (where `expect:` is looked for) holds no compiler message that quotes the
 /// mutated source.
@@ -219,13 +225,7 @@ fn run_tests(root: &Path, krate: &str, tests: &Tests) -> Result<crate::run::Outp
     };
     let cargo = |args: &[&str]| {
         let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-        cmd.current_dir(root).args(["test", "-p", krate, "--release"]);
-        // `lib`: the crate's own unit tests; any other name, a target under `tests/`.
-        if target == "lib" {
-            cmd.arg("--lib")
-        } else {
-            cmd.args(["--test", target])
-        };
+        cmd.current_dir(root).args(["test", "-p", krate, "--release"]).args(target_args(target));
         cmd.args(args);
         if matches!(tests, Tests::Loom(_)) {
             under_loom(&mut cmd, root);
@@ -373,6 +373,11 @@ mod tests {
         assert_eq!(t.to_string(), "test reclaim hand_back");
         assert_eq!(Tests::parse("tests"), None);
         assert_eq!(Tests::parse("loom"), None);
+        // `lib` selects the unit tests in the crate's `src/`, any other target `tests/NAME.rs`.
+        let lib = Tests::parse("test lib a_push").unwrap();
+        assert_eq!(lib, Tests::Target { target: "lib".into(), filter: "a_push".into() });
+        assert_eq!(target_args("lib"), ["--lib"]);
+        assert_eq!(target_args("reuse"), ["--test", "reuse"]);
     }
 
     #[test]

@@ -80,8 +80,9 @@ pub struct WorkQueue<T> {
     base_seen: AtomicI32,
     /// Set by a push that grew the array, until the owner asks ([`WorkQueue::grew`]): the
     /// JDK's push signals on a growth (`room == 0`), and chapter 7's pool, which signals after
-    /// chapter 4's push, learns of the growth here. Only the owner reads and writes it (std's
-    /// atomic under loom too: one thread's own flag has no interleaving to explore).
+    /// chapter 4's push, learns of the growth here. Only the owner reads and writes it (on a
+    /// submission queue, whoever holds its lock sets it, chapter 5's owner rights, and no one
+    /// reads it). std's atomic under loom too: one owner's flag has no interleaving to explore.
     grew: std::sync::atomic::AtomicBool,
 }
 // ANCHOR_END: work_queue

@@ -27,6 +27,9 @@ pub struct Sleep {
     /// Announced workers, most recent last. [JDK: the `ctl` stack of idle workers]
     idle: Mutex<Vec<usize>>,
     parkers: Box<[Parker]>,
+    /// For the unit tests: workers inside `park`'s wait now, and wake-ups that ended a wait.
+    #[cfg(all(test, not(loom)))]
+    counts: (std::sync::atomic::AtomicUsize, std::sync::atomic::AtomicUsize),
 }
 
 impl Sleep {
@@ -38,7 +41,16 @@ impl Sleep {
             parkers: (0..workers)
                 .map(|_| Parker { token: Mutex::new(false), cv: Condvar::new() })
                 .collect(),
+            #[cfg(all(test, not(loom)))]
+            counts: Default::default(),
         }
+    }
+
+    /// For the unit tests: (workers waiting in `park` now, wake-ups that ended a wait so far).
+    #[cfg(all(test, not(loom)))]
+    pub(crate) fn parked(&self) -> (usize, usize) {
+        use std::sync::atomic::Ordering::SeqCst; // a test's look at the counts below
+        (self.counts.0.load(SeqCst), self.counts.1.load(SeqCst))
     }
 
     // ANCHOR: announce
@@ -78,10 +90,20 @@ impl Sleep {
         let p = &self.parkers[me];
         {
             let mut token = p.token.lock().unwrap();
+            #[cfg(all(test, not(loom)))]
+            let waits = !*token;
+            #[cfg(all(test, not(loom)))]
+            self.counts.0.fetch_add(usize::from(waits), std::sync::atomic::Ordering::SeqCst);
             while !*token {
                 token = p.cv.wait(token).unwrap();
             }
             *token = false;
+            #[cfg(all(test, not(loom)))]
+            {
+                use std::sync::atomic::Ordering::SeqCst; // the counts are the test's to read
+                self.counts.0.fetch_sub(usize::from(waits), SeqCst);
+                self.counts.1.fetch_add(usize::from(waits), SeqCst);
+            }
         }
         self.retract(me); // a no-op when the producer that woke us took us off already
     }

@@ -130,14 +130,17 @@ mod tests {
 
     /// The push that takes the last free slot of a worker's array grows it and signals, though
     /// the slot below holds a task. Here the tasks below were queued without a signal while
-    /// the other worker slept (by `push_own`, which never signals), so only that signal can
-    /// wake it. [JDK 25: `WorkQueue.push` signals when `room == 0`]
+    /// the other worker waited in `park` (by `push_own`, which never signals), so only that
+    /// signal can end its wait. [JDK 25: `WorkQueue.push` signals when `room == 0`]
     #[test]
     fn a_push_that_fills_the_array_signals() {
         let pool = ThreadPool::new(2);
         let woke = pool.submit(|| {
             let (shared, own, _) = current_worker().expect("a task runs on a worker");
-            assert!(within_5s(|| shared.sleep.sleeping() == 1), "the other worker never slept");
+            // Parked, not only announced: an announced worker still rechecks the queues, and
+            // could find the tasks below without any signal.
+            assert!(within_5s(|| shared.sleep.parked().0 == 1), "the other worker never parked");
+            let woken = shared.sleep.parked().1;
             let q = shared.own_queue(own);
             let cap = q.work().array().capacity();
             let mut handles = Vec::new();
@@ -152,7 +155,7 @@ mod tests {
                 handles.push(Handle { task: job, pool: None });
             }
             assert!(q.work().array().capacity() > cap, "the last push did not grow the array");
-            within_5s(|| shared.sleep.sleeping() == 0)
+            within_5s(|| shared.sleep.parked().1 > woken)
         });
         let woke = woke.expect("the pool is open").join().expect("the test's task panicked");
         assert!(woke, "the growing push woke no one");
