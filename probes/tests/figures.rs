@@ -286,7 +286,9 @@ fn code_of(file: &str, anchor: &str) -> String {
         text.lines().skip_while(|l| l.trim() != start).skip(1).take_while(|l| l.trim() != end)
     {
         let code = line.split(" // ").next().unwrap_or(line).trim_end();
-        if !code.trim_start().starts_with("//") && !code.trim().is_empty() {
+        // Comments and inlining hints: neither changes what the code does.
+        let hint = code.trim_start().starts_with("#[inline");
+        if !code.trim_start().starts_with("//") && !code.trim().is_empty() && !hint {
             out.push_str(code);
             out.push('\n');
         }
@@ -296,7 +298,8 @@ fn code_of(file: &str, anchor: &str) -> String {
 }
 
 /// A chapter page shows what changed since the previous chapter as a diff of the code. The
-/// figure is `diff -u` of the two anchors' code (comments stripped); this test remakes it.
+/// figure is `diff -u` of the two anchors' code (comments and `#[inline]` hints stripped); this
+/// test remakes it.
 fn check_diff(old: (&str, &str), new: (&str, &str), figure: ExpectFile) {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
     let (a, b) = (dir.join("old.rs"), dir.join("new.rs"));
