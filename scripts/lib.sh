@@ -25,11 +25,6 @@ chapters_toml() {
   sed -n "s/^$1 = \"\(.*\)\"\$/\1/p" chapters/chapters.toml | paste -sd' ' -
 }
 
-# The chapter crates, in the book's order.
-chapter_crates() {
-  chapters_toml name
-}
-
 # A script's usage: the comment block under its first line, without the leading `# `.
 usage_of() {
   sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p;}' "$1"

@@ -143,7 +143,7 @@ book_snippets() {
   local deps=target/mdbook-deps
   rm -rf "$deps"
   local crates
-  crates=$(chapter_crates | sed 's/[^ ]*/-p &/g')
+  crates=$(chapters_toml name | sed 's/[^ ]*/-p &/g')
   # shellcheck disable=SC2086 # one word per -p and crate
   cargo build -q $crates --target-dir "$deps" && mdbook test -L "$deps/debug/deps"
 }

@@ -150,8 +150,7 @@ fn a_snapshot_sees_a_whole_push<P: PhaseOps>() {
 /// another core would), and only the sixth runs between two equal versions. A reader that
 /// stops retrying after a few reads, to bound its wait, returns a read made across a lock.
 /// Also where the version (bits 17 to 31) passes 0x3fff, bit 31 becomes set and the word turns
-/// negative: versions
-/// are compared for equality, not order.
+/// negative: versions are compared for equality, not order.
 fn a_read_across_locks_is_retried_until_one_is_not<P: PhaseOps>() {
     for start in [BEFORE, 0x7fff_39b8] {
         let phase = AtomicI32::new(start);

@@ -27,9 +27,35 @@ pub struct Sleep {
     /// Announced workers, most recent last. [JDK: the `ctl` stack of idle workers]
     idle: Mutex<Vec<usize>>,
     parkers: Box<[Parker]>,
-    /// For the unit tests: workers inside `park`'s wait now, and wake-ups that ended a wait.
+    /// For the unit tests: who waits in `park` (see [`Waits`]).
     #[cfg(all(test, not(loom)))]
-    counts: (std::sync::atomic::AtomicUsize, std::sync::atomic::AtomicUsize),
+    waits: Waits,
+}
+
+/// For the unit tests: workers waiting in `park` now, and waits that a wake-up ended so far.
+/// (A worker that finds its token set does not wait, and counts in neither.) std's atomics:
+/// only tests outside loom read them.
+#[cfg(all(test, not(loom)))]
+#[derive(Default)]
+struct Waits {
+    waiting: std::sync::atomic::AtomicUsize,
+    ended: std::sync::atomic::AtomicUsize,
+}
+
+#[cfg(all(test, not(loom)))]
+impl Waits {
+    /// A worker is about to wait (`waits`) or not; returns `waits` for [`Waits::end`].
+    fn begin(&self, waits: bool) -> bool {
+        // SeqCst: a test's look at the counts sees them in the order they changed.
+        self.waiting.fetch_add(usize::from(waits), SeqCst);
+        waits
+    }
+
+    /// The wait that `begin` counted (if it did) is over.
+    fn end(&self, waited: bool) {
+        self.waiting.fetch_sub(usize::from(waited), SeqCst); // SeqCst: as in `begin`
+        self.ended.fetch_add(usize::from(waited), SeqCst);
+    }
 }
 
 impl Sleep {
@@ -42,15 +68,15 @@ impl Sleep {
                 .map(|_| Parker { token: Mutex::new(false), cv: Condvar::new() })
                 .collect(),
             #[cfg(all(test, not(loom)))]
-            counts: Default::default(),
+            waits: Waits::default(),
         }
     }
 
     /// For the unit tests: (workers waiting in `park` now, wake-ups that ended a wait so far).
     #[cfg(all(test, not(loom)))]
     pub(crate) fn parked(&self) -> (usize, usize) {
-        use std::sync::atomic::Ordering::SeqCst; // a test's look at the counts below
-        (self.counts.0.load(SeqCst), self.counts.1.load(SeqCst))
+        // SeqCst: as the counts change (`Waits::begin`).
+        (self.waits.waiting.load(SeqCst), self.waits.ended.load(SeqCst))
     }
 
     // ANCHOR: announce
@@ -91,19 +117,13 @@ impl Sleep {
         {
             let mut token = p.token.lock().unwrap();
             #[cfg(all(test, not(loom)))]
-            let waits = !*token;
-            #[cfg(all(test, not(loom)))]
-            self.counts.0.fetch_add(usize::from(waits), std::sync::atomic::Ordering::SeqCst);
+            let waited = self.waits.begin(!*token);
             while !*token {
                 token = p.cv.wait(token).unwrap();
             }
             *token = false;
             #[cfg(all(test, not(loom)))]
-            {
-                use std::sync::atomic::Ordering::SeqCst; // the counts are the test's to read
-                self.counts.0.fetch_sub(usize::from(waits), SeqCst);
-                self.counts.1.fetch_add(usize::from(waits), SeqCst);
-            }
+            self.waits.end(waited);
         }
         self.retract(me); // a no-op when the producer that woke us took us off already
     }
