@@ -65,25 +65,33 @@ pub const BATCH: usize = 2048;
 
 /// A pin, held while a thread reads task pointers out of slots: its counter is odd meanwhile
 /// (nothing under loom, whose models never wrap the ring while a thief holds a pointer). Pins
-/// nest. (crossbeam-epoch calls the same thing a `Guard`; `std::pin::Pin` is unrelated.)
+/// nest: a pin inside a pin changes nothing. (crossbeam-epoch calls the same thing a `Guard`;
+/// `std::pin::Pin` is unrelated.)
 pub struct Guard {
-    /// Not `Send`: the counter marked is this thread's.
-    _not_send: std::marker::PhantomData<*const ()>,
+    /// The counter this pin marked, to unmark when it drops; null for a pin inside a pin (and
+    /// under loom). A raw pointer, so the guard is not `Send`: the counter is this thread's.
+    #[cfg_attr(loom, allow(dead_code))] // under loom, always null and never read
+    counter: *const sync::AtomicU64,
 }
 
 /// Pins the current thread for one poll (from its first slot read to its CAS).
 #[inline] // on every steal
 pub fn pin() -> Guard {
     #[cfg(not(loom))]
-    pins::enter();
-    Guard { _not_send: std::marker::PhantomData }
+    return Guard { counter: pins::enter() };
+    #[cfg(loom)]
+    Guard { counter: std::ptr::null() }
 }
 
 impl Drop for Guard {
     #[inline]
     fn drop(&mut self) {
         #[cfg(not(loom))]
-        pins::leave();
+        if !self.counter.is_null() {
+            // SAFETY: `pins::enter` returned it on this thread (`Guard` is not `Send`), and
+            // only this drop unpins it.
+            unsafe { pins::leave(self.counter) };
+        }
     }
 }
 
@@ -105,6 +113,18 @@ pub fn boxed<T>(task: T) -> *mut T {
         return p;
     }
     Box::into_raw(Box::new(task))
+}
+
+/// [`boxed`]'s fast path alone, for a push that calls nothing on its common path (chapter 4):
+/// a box of `T`'s layout from this thread's ready chain (its pins have cleared; it holds no
+/// value), or null when none is there (then [`boxed`] looks further, or allocates).
+#[inline(always)]
+pub fn recycled<T>() -> *mut T {
+    #[cfg(not(loom))]
+    if let Some(m) = chain::FAST.with(|f| f.pop_ready(std::alloc::Layout::new::<T>())) {
+        return m.cast();
+    }
+    std::ptr::null_mut()
 }
 
 /// A thief's take that keeps the box: moves the task out of `p`; the box joins this thread's

@@ -4,6 +4,7 @@
 //! loom model (`tests/loom.rs`) can drive the protocol with a registry of its own.
 
 use std::cell::Cell;
+use std::marker::PhantomData;
 
 use crossbeam_utils::CachePadded;
 
@@ -20,11 +21,12 @@ pub struct Registry {
     threads: Mutex<Vec<Arc<Counter>>>,
 }
 
-/// One thread registered in a registry: its counter and how deep its pins are nested. (Not
-/// chapter 7's `Handle`, a task's result: crossbeam-epoch calls this a `Local`.)
+/// One thread registered in a registry: its counter. (Not chapter 7's `Handle`, a task's
+/// result: crossbeam-epoch calls this a `Local`.)
 pub struct Participant {
     counter: Arc<Counter>,
-    depth: Cell<u32>,
+    /// Not `Sync`: only its thread writes the counter.
+    _one_thread: PhantomData<Cell<()>>,
 }
 
 impl Registry {
@@ -44,13 +46,13 @@ impl Registry {
     pub fn register(&self) -> Participant {
         let counter = Arc::new(Counter::default());
         self.lock().push(counter.clone());
-        Participant { counter, depth: Cell::new(0) }
+        Participant { counter, _one_thread: PhantomData }
     }
 
     /// Takes `me` out of the registry, unless it is pinned: then its counter stays odd and
     /// registered and holds the batches that noted it for good, the safe side.
     pub fn deregister(&self, me: &Participant) {
-        if me.depth.get() == 0 {
+        if !me.is_pinned() {
             self.lock().retain(|c| !Arc::ptr_eq(c, &me.counter));
         }
     }
@@ -68,29 +70,40 @@ impl Default for Registry {
 
 // ANCHOR: enter
 impl Participant {
-    /// Pins this thread (the outermost of nested pins marks the counter odd).
+    /// Pins this thread: marks the counter odd, unless it is odd already (a pin inside a pin,
+    /// which changes nothing). Returns whether it marked: only that pin's [`leave`](Self::leave)
+    /// unpins.
     #[inline] // on every steal
-    pub fn enter(&self) {
-        let depth = self.depth.get();
-        if depth == 0 {
-            let c = self.counter.load(Relaxed); // Relaxed: only this thread writes it
-            mark_and_fence(&self.counter, c + 1);
+    pub fn enter(&self) -> bool {
+        let c = self.counter.load(Relaxed); // Relaxed: only this thread writes it
+        if c % 2 == 1 {
+            return false; // pinned already: the outer pin unpins
         }
-        self.depth.set(depth + 1);
+        mark_and_fence(&self.counter, c + 1);
+        true
     }
 
-    /// Unpins (the outermost unpin marks the counter even). Panics without a matching
-    /// `enter`: an extra unpin would mark the counter even while a pin is still held.
+    /// Unpins: marks the counter even. For the pin whose `enter` marked it. Panics when the
+    /// thread is not pinned: an extra unpin would make the counter odd again.
     #[inline] // on every steal
     pub fn leave(&self) {
-        let depth = self.depth.get().checked_sub(1).expect("leave without a matching enter");
-        self.depth.set(depth);
-        if depth == 0 {
-            let c = self.counter.load(Relaxed); // Relaxed: only this thread writes it
-            // Release: the pinned reads happen before a reuse that sees this store.
-            self.counter.store(c + 1, Release);
-        }
+        assert!(self.is_pinned(), "an unpin without a pin");
+        unmark(&self.counter);
     }
+
+    /// Whether this thread is pinned now (its counter is odd).
+    pub fn is_pinned(&self) -> bool {
+        self.counter.load(Relaxed) % 2 == 1 // Relaxed: only this thread writes it
+    }
+}
+
+/// Marks `counter`, odd, even again: the unpin. Only the pin that marked it calls this.
+#[inline(always)] // on every steal
+fn unmark(counter: &AtomicU64) {
+    let c = counter.load(Relaxed); // Relaxed: only this thread writes it
+    debug_assert!(c % 2 == 1, "an unpin without a pin");
+    // Release: the pinned reads happen before a reuse that sees this store.
+    counter.store(c + 1, Release);
 }
 
 /// Marks `counter` odd (`odd`), then fences: the slot reads that follow may not move above the
@@ -161,7 +174,10 @@ impl Pinned {
 /// This process's registry and each thread's handle in it.
 #[cfg(not(loom))]
 mod process {
+    use std::ptr::null;
+
     use super::{Participant, Registry};
+    use crate::sync::AtomicU64;
 
     static THREADS: Registry = Registry::new();
 
@@ -182,17 +198,24 @@ mod process {
         });
     }
 
-    /// Pins the calling thread.
+    /// Pins the calling thread; returns its counter, or null when it was pinned already (the
+    /// outer pin unpins).
     #[inline]
-    pub(crate) fn enter() {
-        ME.with(|me| me.0.enter());
+    pub(crate) fn enter() -> *const AtomicU64 {
+        ME.with(|me| if me.0.enter() { &**me.0.counter as *const AtomicU64 } else { null() })
     }
 
-    /// Unpins the calling thread.
+    /// Unpins the thread whose `enter` returned `counter`.
+    ///
+    /// # Safety
+    /// `counter` came from [`enter`] on this thread, not null, and this is its one unpin.
     #[inline]
-    pub(crate) fn leave() {
-        // `try_with`: a pin dropped while the thread exits finds `ME` gone; nothing to mark.
-        let _ = ME.try_with(|me| me.0.leave());
+    pub(crate) unsafe fn leave(counter: *const AtomicU64) {
+        // SAFETY: the counter lives in an `Arc` that this thread's `ME` holds until the thread
+        // exits, and that the registry holds too: for good once `ME` has gone while the
+        // counter was odd (`deregister`). So it outlives any pin, even one kept in another
+        // thread-local that drops after `ME`. (The `Guard` is not `Send`: this thread's.)
+        super::unmark(unsafe { &*counter });
     }
 
     /// The process's registry.
