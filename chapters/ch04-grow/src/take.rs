@@ -32,8 +32,11 @@ pub fn poll<T>(q: &WorkQueue<T>, stats: &mut PollStats) -> *mut T {
     loop {
         let a = q.array(); // new in chapter 4: the array of this round (Acquire)
         let b = q.base.load(Relaxed); // a stale base is rejected by the recheck
-        let t = a.at(b).load(Acquire); // Acquire: chapter 2, row "thief reads the slot"
-        let u = a.at(b.wrapping_add(1)).load(Relaxed); // a hint for "empty"
+        // New: both slots found before the first load (after an Acquire load the compiler
+        // would read the array's address and length again).
+        let (slot, next) = (a.at(b), a.at(b.wrapping_add(1)));
+        let t = slot.load(Acquire); // Acquire: chapter 2, row "thief reads the slot"
+        let u = next.load(Relaxed); // a hint for "empty"
         if q.base.load(Relaxed) != b {
             stats.rechecks += 1;
         } else if t.is_null() {
@@ -50,7 +53,7 @@ pub fn poll<T>(q: &WorkQueue<T>, stats: &mut PollStats) -> *mut T {
             stats.attempts += 1;
             // SeqCst CAS: decides ownership of t, against other thieves, the owner's take
             // and (new) grow's move, which empties this slot with a swap.
-            if a.at(b).compare_exchange(t, null_mut(), SeqCst, Relaxed).is_ok() {
+            if slot.compare_exchange(t, null_mut(), SeqCst, Relaxed).is_ok() {
                 // Release, where chapter 2 has SeqCst: the release is what its orderings
                 // table needs (the owner's Acquire read of `base`); the rest is a locked
                 // instruction per steal. See the page, "The thief's store to `base`".

@@ -43,8 +43,9 @@ pub fn try_poll<T>(q: &WorkQueue<T>) -> Polled<*mut T> {
     loop {
         let a = q.array();
         let b = q.base.load(Relaxed); // a stale base is rejected by the recheck
-        let t = a.at(b).load(Acquire); // Acquire: chapter 2, row "thief reads the slot"
-        let u = a.at(b.wrapping_add(1)).load(Relaxed); // a hint for "empty"
+        let (slot, next) = (a.at(b), a.at(b.wrapping_add(1))); // both before the loads, as in chapter 4
+        let t = slot.load(Acquire); // Acquire: chapter 2, row "thief reads the slot"
+        let u = next.load(Relaxed); // a hint for "empty"
         if q.base.load(Relaxed) != b {
             // another thief took the task at b: look at the new base
         } else if t.is_null() {
@@ -56,7 +57,7 @@ pub fn try_poll<T>(q: &WorkQueue<T>) -> Polled<*mut T> {
             }
         } else {
             // SeqCst CAS, as in chapter 4: decides ownership of t.
-            if a.at(b).compare_exchange(t, null_mut(), SeqCst, Relaxed).is_ok() {
+            if slot.compare_exchange(t, null_mut(), SeqCst, Relaxed).is_ok() {
                 // Release, as in chapter 4's `poll` (JDK 25.0.3's scan: a plain store).
                 q.base.store(b.wrapping_add(1), Release);
                 return Polled::Task(t);
