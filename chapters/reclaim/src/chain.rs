@@ -86,6 +86,8 @@ pub(super) struct Fast {
     /// The layout both chains hold: the first layout at least a pointer long that this thread
     /// boxed or took. [`Fast::NONE`] before that, and after the thread's limbo is gone.
     layout: Cell<Layout>,
+    /// `layout` as one word ([`key`]), for the fast path's check: one compare, not two.
+    key: Cell<u64>,
     ready: Cell<*mut u8>,
     ready_len: Cell<usize>,
     open: Cell<*mut u8>,
@@ -106,6 +108,7 @@ impl Fast {
     const fn new() -> Fast {
         Fast {
             layout: Cell::new(Fast::NONE),
+            key: Cell::new(key(Fast::NONE)),
             ready: Cell::new(null_mut()),
             ready_len: Cell::new(0),
             open: Cell::new(null_mut()),
@@ -119,13 +122,15 @@ impl Fast {
     /// Whether the chains hold boxes of `layout`.
     #[inline]
     pub(super) fn holds(&self, layout: Layout) -> bool {
-        self.layout.get() == layout
+        self.key.get() == key(layout)
     }
 
     /// Makes `layout` the chains' layout if none is chosen and a link fits in its boxes.
     pub(super) fn adopt(&self, layout: Layout) {
-        if self.layout.get() == Fast::NONE && layout.size() >= size_of::<*mut u8>() {
+        let fits = (size_of::<*mut u8>()..=MAX_SIZE).contains(&layout.size());
+        if self.layout.get() == Fast::NONE && fits {
             self.layout.set(layout);
+            self.key.set(key(layout));
         }
     }
 
@@ -235,12 +240,53 @@ impl Fast {
             }
         }
         self.layout.set(Fast::NONE);
+        self.key.set(key(Fast::NONE));
         (layout, open)
     }
+}
+
+/// The largest box size the chains take: [`key`] keeps 58 bits for the size.
+const MAX_SIZE: usize = (1 << 58) - 1;
+
+/// A layout as one word: the size above, the alignment's power of two in the low 6 bits. One
+/// layout, one key, for every size up to [`MAX_SIZE`]; a larger one gets a key that no chain
+/// holds (its alignment bits would say 2^63), so no box of the chains' layout is ever handed
+/// out for it. A compile-time constant for a `T`'s layout, once inlined.
+#[inline(always)]
+const fn key(layout: Layout) -> u64 {
+    if layout.size() > MAX_SIZE {
+        return u64::MAX;
+    }
+    ((layout.size() as u64) << 6) | layout.align().trailing_zeros() as u64
 }
 
 thread_local! {
     /// This thread's chains. `const` and without a destructor: the cheapest thread-local there
     /// is. The thread's limbo empties them when it drops (see `limbo`).
     pub(super) static FAST: Fast = const { Fast::new() };
+}
+
+#[cfg(test)]
+mod tests {
+    use std::alloc::Layout;
+
+    use super::{MAX_SIZE, key};
+
+    /// Two layouts share a key only when they are equal, and a layout too large for the chains
+    /// matches none that a chain can hold.
+    #[test]
+    fn a_key_names_one_layout() {
+        let layouts: Vec<Layout> = [(8, 8), (8, 4), (16, 8), (24, 8), (16, 16), (8, 1), (9, 1)]
+            .into_iter()
+            .map(|(size, align)| Layout::from_size_align(size, align).unwrap())
+            .collect();
+        for a in &layouts {
+            for b in &layouts {
+                assert_eq!(key(*a) == key(*b), a == b, "{a:?} and {b:?}");
+            }
+        }
+        let huge = Layout::from_size_align(MAX_SIZE + 1 + 8, 8).unwrap();
+        assert_eq!(key(huge), u64::MAX, "too large for a chain");
+        assert_ne!(key(huge), key(Layout::new::<u64>()), "the shifted size would have matched");
+    }
 }
