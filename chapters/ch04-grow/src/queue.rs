@@ -228,7 +228,7 @@ impl<T> Drop for WorkQueue<T> {
 /// box is at hand (a spare of this index, or a recycled one), so the push calls nothing.
 /// Everything else (reading `base` again, a full array, a growth, a box from the allocator)
 /// is [`push_slot`], out of line: with no call on the common path, the compiler saves no
-/// registers for one (a push cost 63 instructions with them, under valgrind).
+/// registers for one (the page has the counts).
 #[inline(always)] // into the caller's frame: the task moves straight into its box
 pub fn push<T, G: GrowOps>(q: &WorkQueue<T>, task: T) -> Result<(), Full<T>> {
     let s = q.top.load(Ordering::Relaxed); // only the owner writes top
@@ -236,19 +236,25 @@ pub fn push<T, G: GrowOps>(q: &WorkQueue<T>, task: T) -> Result<(), Full<T>> {
     // SAFETY: never null, never freed while the queue lives.
     let a = unsafe { &*q.array.load(Ordering::Relaxed) };
     if room_seen(q, s, a.capacity()) {
+        let slot = a.at(s);
         // SAFETY: the owner's push, at `top` (`s`).
         let mut m = unsafe { q.spares.take(s) };
-        if m.is_null() {
+        let spare = !m.is_null();
+        if !spare {
             m = reclaim::recycled::<T>(); // null when none is ready: then the general path
-        } else {
-            reclaim::note_reused();
         }
         if !m.is_null() {
             // SAFETY: a spare or a recycled box: of T's layout, empty, the owner's alone.
             unsafe { m.write(task) };
             q.top.store(s.wrapping_add(1), Ordering::Relaxed); // as in chapter 2
             // SeqCst swap, as in chapter 2: Release publishes the task's contents.
-            a.at(s).swap(m, Ordering::SeqCst);
+            slot.swap(m, Ordering::SeqCst);
+            // Counted after the swap: counted just before it, the same count cost a fork of
+            // chapter 7 about a fifteenth of its time on the lab's Intel Xeon (its page, "What
+            // it costs"; other machines may differ).
+            if spare {
+                reclaim::note_reused();
+            }
             return Ok(());
         }
     }
