@@ -222,6 +222,37 @@ impl Fast {
         Ok(())
     }
 
+    /// Puts the boxes of `memories`, all of `layout` and past their pins, on the ready chain,
+    /// as many as fit within `keep` ready boxes, and returns how many it took (from the front;
+    /// none if `layout` is not the chains'). One store per box, its link: the chain's head
+    /// and counts are written once, so that the store buffer holds more of the link writes,
+    /// which miss when a thief on another core last touched the box (a block that came home).
+    ///
+    /// # Safety
+    /// Every box of `memories` meets [`Chain`]'s invariant but for its link, for `layout`, and
+    /// no thread may still compare against its address.
+    pub(super) unsafe fn make_ready_all(
+        &self,
+        layout: Layout,
+        memories: &[*mut u8],
+        keep: usize,
+    ) -> usize {
+        if !self.holds(layout) {
+            return 0;
+        }
+        let n = memories.len().min(keep.saturating_sub(self.ready_len.get()));
+        let mut head = self.ready.get();
+        for &m in &memories[..n] {
+            // SAFETY: at least a pointer long and empty (caller); unaligned, as in `keep`.
+            unsafe { m.cast::<*mut u8>().write_unaligned(head) };
+            head = m;
+        }
+        self.ready.set(head);
+        self.ready_len.set(self.ready_len.get() + n);
+        self.entered.set(self.entered.get() + n as u64);
+        n
+    }
+
     /// Stops the fast path (the thread's limbo is gone): frees the ready boxes and returns the
     /// layout and the open chain.
     pub(super) fn close(&self) -> (Layout, Chain) {

@@ -62,6 +62,24 @@ fn every_box_handed_out_is_counted_once() {
     assert!(counts.allocated <= 8 * BATCH as u64, "most boxes are recycled: {counts:?}");
 }
 
+/// Boxes that came home from a thief, in blocks, are counted once each when their pusher hands
+/// them out again. (Making a block ready without adding to the count of boxes entered fails
+/// this: the mutant `block_not_counted`.)
+#[test]
+fn every_box_that_came_home_is_counted_once() {
+    let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let before = BoxCounts::now();
+    steal_beside(BATCH, send_pending, |_| {
+        for p in push_only(BATCH) {
+            // SAFETY: made by `boxed` just above; no slot or other thread ever saw it.
+            unsafe { take_own(p as *mut u64) };
+        }
+    });
+    let counts = BoxCounts::now().since(before);
+    assert_eq!(counts.reused + counts.allocated, 2 * BATCH as u64, "{counts:?}");
+    assert!(counts.reused >= BATCH as u64, "the boxes that came home went out again: {counts:?}");
+}
+
 /// Once their pins have cleared, boxes are reused: twenty batches of push and take go through
 /// a few batches' worth of boxes, not twenty. (Keeping every taken box fails this: tried.
 /// Freeing them instead passes, since `malloc` hands the same chunks back: slower, not wrong.)

@@ -51,7 +51,10 @@ impl Limbo {
             self.recycle(g);
         }
         for Block { layout, boxes: mut memories } in blocks {
-            memories.drain(..).for_each(|memory| self.recycle(Garbage { memory, layout }));
+            // SAFETY: their pins have cleared, they hold no value, and only this batch has them.
+            let ready = FAST.with(|f| unsafe { f.make_ready_all(layout, &memories, KEEP) });
+            memories.drain(ready..).for_each(|memory| self.recycle(Garbage { memory, layout }));
+            memories.clear();
             self.emptied.push(memories);
         }
         self.spare.push(boxes);
