@@ -279,7 +279,10 @@ def main():
     w(f"## Queues: ours (ch04 WorkQueue, pin fence: {pin_fence}) / crossbeam-deque 0.8, ns per operation")
     w("")
     w(f"{runs} run(s) in each of {procs} process(es) of queue-ops, pooled: median (min-max); "
-      "ours, crossbeam's and the floor's runs alternate within each process.")
+      "ours, crossbeam's and the floor's runs alternate within each process. Before the "
+      "1 owner + k thieves rows each process runs 4 untimed races per queue (`queue-ops "
+      "--warm-up`): ours' owner recycles a box only once it has come home, so a process's "
+      "first races take many boxes from malloc (`race-rounds`' malloc column).")
     w("")
     w(f"Floors: push+pop = 2 x swap SeqCst = {2 * swap:.2f} ns; push+steal = swap + CAS SeqCst = "
       f"{swap + cas:.2f} ns (atomic-costs, below); 1 owner + k thieves = the same run on the protocol "

@@ -12,6 +12,13 @@
 //!   with chapter 2's pin around each poll, as ours has: ours over it is what the task boxes
 //!   and their hand-back cost, it over the floor what the pins cost.
 //!
+//! Before the `1+k thieves` rows, each queue runs `--warm-up` races (4 by default) of `--tasks`
+//! tasks with one thief, untimed. Ours needs them: the owner's thread recycles a task's box
+//! only once it has come home from the thief, so a process's first races, with the owner far
+//! ahead, take many boxes from `malloc` (`race-rounds`' malloc column shows it, round by round).
+//! Crossbeam gets the same races, so the rows compare both queues warm, as the JDK's rows in
+//! the lab come after a warm-up run. `--warm-up 0` times the cold races too.
+//!
 //! Each figure is the median of `--runs` runs (min-max beside it). `--rows` adds a
 //! tab-separated line per run for `scripts/lab.py`, `qrun <queue> <op> <k> <ns>`: the lab pools
 //! the runs of several processes and takes its own median, min and max.
@@ -71,11 +78,13 @@ struct Opts {
     ours_only: bool,
     /// `--count QUEUE:OP`: run only that, once, silently (for valgrind).
     count: Option<String>,
+    /// `--warm-up N`: untimed races per queue before the `1+k thieves` rows.
+    warm_up: usize,
 }
 
 /// The command line, for `--help` and for errors.
-const USAGE: &str =
-    "queue-ops [--runs N] [--tasks N] [--thieves 1,2,4] [--rows] [--ours-only] [--count QUEUE:OP]";
+const USAGE: &str = "queue-ops [--runs N] [--tasks N] [--thieves 1,2,4] [--warm-up N] [--rows] \
+                     [--ours-only] [--count QUEUE:OP]";
 
 fn main() {
     let o = probes::start("queue-ops", USAGE, parse);
@@ -97,9 +106,10 @@ fn main() {
     }
     println!(
         "# queue-ops: ours (ch04 WorkQueue, pin fence: {}) vs crossbeam-deque 0.8 \
-         (Worker::new_lifo), {} run(s) each, {}",
+         (Worker::new_lifo), {} run(s) each, the 1+k rows after {} untimed race(s) per queue, {}",
         reclaim::pin_fence(),
         o.runs,
+        o.warm_up,
         probes::machine()
     );
     let rounds = (o.tasks / BATCH).max(1);
@@ -119,6 +129,12 @@ fn main() {
         |_| push_steal(&Crossbeam::new(), rounds),
         &[],
     );
+    for _ in 0..o.warm_up {
+        race_or_exit("queue-ops", &our_queue(), o.tasks, 1);
+        if !o.ours_only {
+            race_or_exit("queue-ops", &Crossbeam::new(), o.tasks, 1);
+        }
+    }
     for &k in &o.thieves {
         measure(
             &o,
@@ -196,13 +212,16 @@ fn parse() -> Result<Opts, lexopt::Error> {
         rows: false,
         ours_only: false,
         count: None,
+        warm_up: 4,
     };
-    let (tasks, thieves, count) = (&mut o.tasks, &mut o.thieves, &mut o.count);
+    let (tasks, thieves, count, warm_up) =
+        (&mut o.tasks, &mut o.thieves, &mut o.count, &mut o.warm_up);
     probes::lab_flags(&mut o.runs, &mut o.rows, &mut o.ours_only, |name, p| {
         match name {
             "tasks" => *tasks = p.value()?.parse::<usize>()?.max(1),
             "thieves" => *thieves = probes::counts(p, "--thieves")?,
             "count" => *count = Some(p.value()?.string()?),
+            "warm-up" => *warm_up = p.value()?.parse::<usize>()?,
             _ => return Ok(false),
         }
         Ok(true)
