@@ -1,9 +1,9 @@
 use std::ptr::null_mut;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use ch01_ring::ops::slot_of;
 use crossbeam_utils::CachePadded;
-use reclaim::Home;
+use reclaim::{BoundHome, Home};
 
 use crate::GrowOps;
 use crate::spare::Spares;
@@ -68,10 +68,10 @@ pub struct WorkQueue<T> {
     retired: Mutex<Vec<Box<Slots<T>>>>,
     /// `grow` is not called past this capacity: the array then fills and push says [`Full`].
     max_capacity: usize,
-    /// Where thieves hand the task boxes they take back to (chapter 2's `take_sending_box_home`): the home
-    /// of the thread that pushes here, bound once. `Some(None)`: many threads push here (a
-    /// submission queue), so thieves keep what they take.
-    pub(crate) home: OnceLock<Option<Arc<Home>>>,
+    /// Where thieves hand the task boxes they take back to (chapter 2's `take_sending_box_home`):
+    /// the home of the thread that pushes here, bound once; none for a queue that many threads
+    /// push to (a submission queue), whose thieves keep what they take.
+    home: BoundHome,
     /// Boxes the owner popped, for its next push at the same index (`spare.rs`).
     spares: Spares<T>,
     /// The owner's last read of `base`, for `push`'s room check: `base` only grows, so this is
@@ -123,7 +123,7 @@ impl<T> WorkQueue<T> {
             top: CachePadded::new(AtomicI32::new(0)),
             retired: Mutex::new(Vec::new()),
             max_capacity,
-            home: OnceLock::new(),
+            home: BoundHome::new(),
             spares: Spares::new(),
             base_seen: AtomicI32::new(0),
             grew: std::sync::atomic::AtomicBool::new(false),
@@ -155,16 +155,16 @@ impl<T> WorkQueue<T> {
         self.retired.lock().unwrap_or_else(|e| e.into_inner()).push(old);
     }
 
-    /// The home of the thread that pushes here, if one is bound (see the field).
+    /// Where thieves send the boxes they take from here (see the field).
     #[inline]
-    pub fn home(&self) -> Option<&Arc<Home>> {
-        self.home.get().and_then(|h| h.as_ref())
+    pub fn home(&self) -> &BoundHome {
+        &self.home
     }
 
     /// Binds the queue's home, once: the pushing thread's (`Some(reclaim::home())`), or `None`
     /// for a queue with many pushers. Returns false if one was bound already.
     pub fn bind_home(&self, home: Option<Arc<Home>>) -> bool {
-        self.home.set(home).is_ok()
+        self.home.bind(home)
     }
 
     /// Largest capacity `grow` may reach.

@@ -82,8 +82,9 @@ pub fn steal<T>(q: &Queue<T>) -> Polled<T> {
     };
     match polled {
         Polled::Task(t) => {
+            let home = Some(q.work().home()); // `None` would keep the box here
             // SAFETY: `try_poll` returned a pointer its CAS took, while pinned.
-            unsafe { take_sending_box_home(t, q.work().home()) }.map_or(Polled::Empty, Polled::Task)
+            unsafe { take_sending_box_home(t, home) }.map_or(Polled::Empty, Polled::Task)
         }
         Polled::Empty => Polled::Empty,
         Polled::Stalled => Polled::Stalled,

@@ -39,7 +39,8 @@
 //!   cells: a push and a take each move a pointer or two, and the limbo proper is reached once
 //!   per batch.
 //!
-//! One file per concept: `pins.rs`, `handback.rs`, `outbox.rs`, `limbo/` (the thread's entry
+//! One file per concept: `pins.rs`, `handback.rs`, `outbox.rs`, `bound.rs` (a queue's home, as
+//! thieves read it), `limbo/` (the thread's entry
 //! points in `mod.rs`, sealing and recycling in `seal.rs`), `chain.rs`, `counts.rs`,
 //! `batch.rs`, `state.rs` (a pool task's state, which no slot holds: reused with no pins), and
 //! `sync.rs` (std's atomics, or loom's: the chapters use it too; under loom they write down
@@ -172,29 +173,30 @@ pub fn home() -> std::sync::Arc<Home> {
 /// line with the pusher's boxes, and the two threads' writes would fight over the line (false
 /// sharing), on more lines with every steal. A long-lived pool slowed down run after run so.
 ///
-/// `home` should belong to the thread that pushed the task (any thread's batches are safe for
-/// the box; only the pusher's keep boxes apart from other threads').
+/// `home` should be the queue's (chapter 4's `WorkQueue::home`), bound by the thread that
+/// pushes there (any thread's batches are safe for the box; only the pusher's keep boxes
+/// apart from other threads').
 ///
 /// # Safety
 /// `p` is null, or a pointer that [`boxed`] made and that the caller took out of its slot with
 /// a successful CAS to null while pinned.
 #[inline] // on every steal
-pub unsafe fn take_sending_box_home<T>(
-    p: *mut T,
-    home: Option<&std::sync::Arc<Home>>,
-) -> Option<T> {
-    match home {
-        #[cfg(not(loom))]
-        Some(home) if !p.is_null() => {
+pub unsafe fn take_sending_box_home<T>(p: *mut T, home: Option<&BoundHome>) -> Option<T> {
+    #[cfg(not(loom))]
+    if let Some(home) = home {
+        let to = home.addr(); // null: no home bound (yet), or none
+        if !p.is_null() && !to.is_null() {
             // SAFETY: the caller took the task at p out of its slot.
             let task = unsafe { p.read() };
-            limbo::send_home(p.cast(), std::alloc::Layout::new::<T>(), home);
-            Some(task)
+            limbo::send_home(p.cast(), std::alloc::Layout::new::<T>(), to, home);
+            return Some(task);
         }
-        // No home (or under loom, where boxes are freed at once): kept here, as `take_keeping_box`.
-        // SAFETY: the caller's contract is `take_own`'s, and more.
-        _ => unsafe { take_own(p) },
     }
+    #[cfg(loom)]
+    let _ = home; // boxes are freed at once under loom
+    // No home: kept here, as `take_keeping_box`.
+    // SAFETY: the caller's contract is `take_own`'s, and more.
+    unsafe { take_own(p) }
 }
 // ANCHOR_END: take_sending_box_home
 
@@ -269,8 +271,10 @@ pub use counts::BoxCounts;
 mod barrier;
 #[cfg(not(loom))]
 mod batch;
+mod bound;
 #[cfg(not(loom))]
 mod chain;
+pub use bound::BoundHome;
 pub mod handback;
 #[cfg(not(loom))]
 mod limbo;

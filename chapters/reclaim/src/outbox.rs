@@ -23,9 +23,9 @@ use std::cell::{Cell, RefCell, UnsafeCell};
 use std::ptr::null;
 use std::sync::{Arc, Mutex};
 
-use super::Home;
 use super::batch::Block;
 use super::limbo::{keep, sent_home};
+use super::{BoundHome, Home};
 
 /// Boxes a thief collects before it takes its home's lock.
 pub const SEND_EVERY: usize = 64;
@@ -113,11 +113,12 @@ impl Outbox {
     /// `post` for a box that starts a new block (another home, another layout) or fills one.
     #[cold]
     #[inline(never)]
-    fn post_slow(&self, memory: *mut u8, layout: Layout, home: &Arc<Home>) {
-        if self.to.get() != Arc::as_ptr(home) || self.layout.get() != layout {
+    fn post_slow(&self, memory: *mut u8, layout: Layout, to: *const Home, home: &BoundHome) {
+        if self.to.get() != to || self.layout.get() != layout {
             self.send();
+            let home = home.get().expect("a home whose address is bound is bound (invariant)");
             *self.home.borrow_mut() = Some(home.clone());
-            self.to.set(Arc::as_ptr(home));
+            self.to.set(to);
             self.layout.set(layout);
         }
         let len = self.len.get();
@@ -148,20 +149,21 @@ thread_local! {
     };
 }
 
-/// Posts `memory` (of `layout`), just taken from a queue that `home`'s thread pushes to.
+/// Posts `memory` (of `layout`), just taken from a queue that `home`'s thread pushes to; `to`
+/// is `home`'s address, not null.
 #[inline]
-pub(super) fn post(memory: *mut u8, layout: Layout, home: &Arc<Home>) {
+pub(super) fn post(memory: *mut u8, layout: Layout, to: *const Home, home: &BoundHome) {
     // `try_with`: while the thread exits its outbox may be gone; the box then leaks (the safe
     // side, as in `limbo::keep_slow`).
     let _ = OUTBOX.try_with(|o| {
         let len = o.len.get();
-        if o.to.get() == Arc::as_ptr(home) && o.layout.get() == layout && len + 1 < SEND_EVERY {
+        if o.to.get() == to && o.layout.get() == layout && len + 1 < SEND_EVERY {
             // SAFETY: only this thread touches its outbox; `len + 1 < SEND_EVERY`, and the box
             // is of the block's home and layout (checked), as the invariant asks.
             unsafe { (*o.boxes.get())[len] = memory };
             o.len.set(len + 1);
         } else {
-            o.post_slow(memory, layout, home);
+            o.post_slow(memory, layout, to, home);
         }
     });
 }

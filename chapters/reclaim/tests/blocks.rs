@@ -12,7 +12,7 @@ use std::sync::{Arc, mpsc};
 use std::thread;
 
 use reclaim::{
-    BATCH, Home, SEND_EVERY, boxed, home, send_pending, take_own, take_sending_box_home,
+    BATCH, BoundHome, Home, SEND_EVERY, boxed, home, send_pending, take_own, take_sending_box_home,
 };
 
 /// Two rounds: the pusher pushes four blocks' worth of tasks, a thief steals them all and
@@ -26,6 +26,7 @@ fn a_thief_sends_boxes_home_in_vectors_its_home_gave_back() {
     let (to_pusher, allocs_rx) = mpsc::channel::<usize>();
     let thief = thread::spawn(move || {
         while let Ok((pushed, home)) = pushed_rx.recv() {
+            let home = BoundHome::bound_to(Some(home)); // as the pusher's queue holds it
             counting(true);
             let before = counts().0;
             for (i, p) in pushed.iter().enumerate() {

@@ -9,8 +9,8 @@ use std::sync::{Arc, Mutex, mpsc};
 use std::thread;
 
 use reclaim::{
-    BATCH, BoxCounts, Home, SEND_EVERY, boxed, home, note_reused, pin, send_pending, take_own,
-    take_sending_box_home,
+    BATCH, BoundHome, BoxCounts, Home, SEND_EVERY, boxed, home, note_reused, pin, send_pending,
+    take_own, take_sending_box_home,
 };
 
 /// Held by each test for its whole run.
@@ -158,6 +158,7 @@ fn steal_beside(n: usize, then: fn(), look: impl FnOnce(&[usize]) + Send + 'stat
     let (done_tx, done_rx) = mpsc::channel::<()>();
     let thief = thread::spawn(move || {
         let (pushed, home) = boxes_rx.recv().expect("the pusher's boxes");
+        let home = BoundHome::bound_to(Some(home)); // as the pusher's queue holds it
         for (i, p) in pushed.iter().enumerate() {
             // SAFETY: made by `boxed` on the pusher's thread, whose `home` this is, and handed
             // to this thread alone (as a CAS would).
@@ -225,6 +226,7 @@ fn a_thief_about_to_wait_sends_its_boxes_home() {
 fn a_box_whose_pusher_has_exited_stays_with_the_thief() {
     let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let (pushed, home) = thread::spawn(|| (push_only(BATCH), home())).join().expect("the pusher");
+    let home = BoundHome::bound_to(Some(home)); // as the pusher's queue holds it
     thread::spawn(move || {
         for (i, p) in pushed.iter().enumerate() {
             // SAFETY: made by `boxed` on the pusher's thread, whose `home` this is; handed to

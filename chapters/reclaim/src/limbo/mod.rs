@@ -12,7 +12,7 @@ use super::batch::{Block, Garbage, Sealed};
 use super::chain::FAST;
 use super::handback::Inbox;
 use super::outbox::{Empties, post};
-use super::{BATCH, Home};
+use super::{BATCH, BoundHome, Home};
 
 mod seal;
 
@@ -81,14 +81,14 @@ impl Home {
     }
 }
 
-/// Hands `memory` (of `layout`, just taken by this thread) back to `home`, through this
-/// thread's outbox (`outbox.rs`); keeps a box of its own here.
+/// Hands `memory` (of `layout`, just taken by this thread) back to `home`, whose address is
+/// `to` (not null), through this thread's outbox (`outbox.rs`); keeps a box of its own here.
 #[inline] // on every steal
-pub(super) fn send_home(memory: *mut u8, layout: Layout, home: &Arc<Home>) {
-    if std::ptr::eq(OWN_HOME.get(), Arc::as_ptr(home)) {
+pub(super) fn send_home(memory: *mut u8, layout: Layout, to: *const Home, home: &BoundHome) {
+    if std::ptr::eq(OWN_HOME.get(), to) {
         return keep(memory, layout); // a box of our own: no inbox, no lock
     }
-    post(memory, layout, home);
+    post(memory, layout, to, home);
 }
 
 /// Counts `n` boxes this thread sent home.
