@@ -243,7 +243,7 @@ profile() { # figure, what, command...
   shift 2
   { label "$what: perf's self time by function, entries above 1.5%" "perf record -g -o target/lab/perf.data $*; perf report --no-children --sort symbol -g none --stdio --percent-limit 1.5"
     perf record -q -g -o target/lab/perf.data "$@" >/dev/null 2>&1
-    perf report -i target/lab/perf.data --no-children --sort symbol -g none --stdio --percent-limit 1.5 2>/dev/null | grep '%' | sed 's/ *- *- *$//'
+    perf report -i target/lab/perf.data --no-children --sort symbol -g none --stdio --percent-limit 1.5 2>/dev/null | grep '%' | grep -v '^#' | sed 's/ *- *- *$//'
   } > "$fig"
 }
 if command -v perf >/dev/null && perf stat -e task-clock true >/dev/null 2>&1; then
