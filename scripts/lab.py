@@ -61,6 +61,10 @@ def ratio(a, b):
     return f"{a / b:.2f}" if a is not None and b else "-"
 
 
+# Untimed races per queue before queue-ops' contended rows (its `--warm-up`), passed and printed
+# from here so that the table's text says what ran.
+WARM_UP = 4
+
 def joins(n):
     """Joins in fib(n) with no cutoff: fib(n + 1) - 1 (one per call with n >= 2)."""
     a, b = 0, 1
@@ -167,7 +171,7 @@ def main():
     # more than with another process's (where the OS puts the threads, and the heap, differ).
     procs = 1 if a.quick else 3
     qs = [run([os.path.join(bin_dir, "queue-ops"), "--runs", str(runs), "--tasks", tasks,
-               "--thieves", thieves, "--rows"]) for _ in range(procs)]
+               "--thieves", thieves, "--warm-up", str(WARM_UP), "--rows"]) for _ in range(procs)]
     q = "".join(qs)
     floor = run([os.path.join(bin_dir, "atomic-costs"), "--runs", str(runs)])
     counted = instructions(bin_dir, a.quick)
@@ -280,7 +284,7 @@ def main():
     w("")
     w(f"{runs} run(s) in each of {procs} process(es) of queue-ops, pooled: median (min-max); "
       "ours, crossbeam's and the floor's runs alternate within each process. Before the "
-      "1 owner + k thieves rows each process runs 4 untimed races per queue (`queue-ops "
+      f"1 owner + k thieves rows each process runs {WARM_UP} untimed races per queue (`queue-ops "
       "--warm-up`): ours' owner recycles a box only once it has come home, so a process's "
       "first races take many boxes from malloc (`race-rounds`' malloc column).")
     w("")

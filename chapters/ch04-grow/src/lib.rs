@@ -194,7 +194,7 @@ impl<T> Stealer<T> {
         };
         // SAFETY: `take::poll` returns null or a pointer its CAS took while pinned; the box goes
         // back to the thread that pushed it (chapter 2's `take_sending_box_home`), once the pin is over.
-        unsafe { take_sending_box_home(p, Some(self.q.home())) }
+        unsafe { take_sending_box_home(p, self.q.home()) }
     }
 
     /// The shared state.

@@ -82,7 +82,7 @@ pub fn steal<T>(q: &Queue<T>) -> Polled<T> {
     };
     match polled {
         Polled::Task(t) => {
-            let home = Some(q.work().home()); // `None` would keep the box here
+            let home = q.work().home(); // an unbound home would keep the box here
             // SAFETY: `try_poll` returned a pointer its CAS took, while pinned.
             unsafe { take_sending_box_home(t, home) }.map_or(Polled::Empty, Polled::Task)
         }

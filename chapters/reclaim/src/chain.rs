@@ -231,7 +231,7 @@ impl Fast {
     /// # Safety
     /// Every box of `memories` meets [`Chain`]'s invariant but for its link, for `layout`, and
     /// no thread may still compare against its address.
-    pub(super) unsafe fn make_ready_all(
+    pub(super) unsafe fn make_block_ready(
         &self,
         layout: Layout,
         memories: &[*mut u8],

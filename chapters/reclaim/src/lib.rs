@@ -162,7 +162,7 @@ pub fn home() -> std::sync::Arc<Home> {
 
 // ANCHOR: take_sending_box_home
 /// A thief's take, after its pin has ended: moves the task out of `p`, and sends the memory
-/// back to `home`, the thread that pushed it, where there is one (else keeps it, as
+/// back to `home`, the thread that pushed it, where one is bound (else keeps it, as
 /// [`take_keeping_box`]). The box goes by way of this thread's outbox (`outbox.rs`), a few at a
 /// time: [`send_pending`] sends what it holds. The thief's pin covers its reads of the slot up
 /// to its CAS; from the CAS on, the task is the thief's alone, so the rest, which may wait for
@@ -181,9 +181,9 @@ pub fn home() -> std::sync::Arc<Home> {
 /// `p` is null, or a pointer that [`boxed`] made and that the caller took out of its slot with
 /// a successful CAS to null while pinned.
 #[inline] // on every steal
-pub unsafe fn take_sending_box_home<T>(p: *mut T, home: Option<&BoundHome>) -> Option<T> {
+pub unsafe fn take_sending_box_home<T>(p: *mut T, home: &BoundHome) -> Option<T> {
     #[cfg(not(loom))]
-    if let Some(home) = home {
+    {
         let to = home.addr(); // null: no home bound (yet), or none
         if !p.is_null() && !to.is_null() {
             // SAFETY: the caller took the task at p out of its slot.
@@ -194,7 +194,7 @@ pub unsafe fn take_sending_box_home<T>(p: *mut T, home: Option<&BoundHome>) -> O
     }
     #[cfg(loom)]
     let _ = home; // boxes are freed at once under loom
-    // No home: kept here, as `take_keeping_box`.
+    // No home (an unbound `BoundHome`, or one bound to none): kept here, as `take_keeping_box`.
     // SAFETY: the caller's contract is `take_own`'s, and more.
     unsafe { take_own(p) }
 }

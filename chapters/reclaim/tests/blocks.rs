@@ -32,7 +32,7 @@ fn a_thief_sends_boxes_home_in_vectors_its_home_gave_back() {
             for (i, p) in pushed.iter().enumerate() {
                 // SAFETY: made by `boxed` on the pusher's thread, whose `home` this is, and
                 // handed to this thread alone (as a CAS would).
-                let task = unsafe { take_sending_box_home(*p as *mut u64, Some(&home)) };
+                let task = unsafe { take_sending_box_home(*p as *mut u64, &home) };
                 assert_eq!(task, Some(i as u64));
             }
             send_pending();

@@ -162,7 +162,7 @@ fn steal_beside(n: usize, then: fn(), look: impl FnOnce(&[usize]) + Send + 'stat
         for (i, p) in pushed.iter().enumerate() {
             // SAFETY: made by `boxed` on the pusher's thread, whose `home` this is, and handed
             // to this thread alone (as a CAS would).
-            let task = unsafe { take_sending_box_home(*p as *mut u64, Some(&home)) };
+            let task = unsafe { take_sending_box_home(*p as *mut u64, &home) };
             assert_eq!(task, Some(i as u64));
         }
         then();
@@ -231,7 +231,7 @@ fn a_box_whose_pusher_has_exited_stays_with_the_thief() {
         for (i, p) in pushed.iter().enumerate() {
             // SAFETY: made by `boxed` on the pusher's thread, whose `home` this is; handed to
             // this thread alone.
-            let task = unsafe { take_sending_box_home(*p as *mut u64, Some(&home)) };
+            let task = unsafe { take_sending_box_home(*p as *mut u64, &home) };
             assert_eq!(task, Some(i as u64));
         }
         let later: HashSet<_> = cycle(20 * BATCH).into_iter().collect();

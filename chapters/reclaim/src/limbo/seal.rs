@@ -52,7 +52,7 @@ impl Limbo {
         }
         for Block { layout, boxes: mut memories } in blocks {
             // SAFETY: their pins have cleared, they hold no value, and only this batch has them.
-            let ready = FAST.with(|f| unsafe { f.make_ready_all(layout, &memories, KEEP) });
+            let ready = FAST.with(|f| unsafe { f.make_block_ready(layout, &memories, KEEP) });
             memories.drain(ready..).for_each(|memory| self.recycle(Garbage { memory, layout }));
             memories.clear();
             self.emptied.push(memories);
