@@ -99,10 +99,12 @@ pub fn push<T>(q: &WorkQueue<T>, task: T) -> Result<(), Full<T>> {
     if s.wrapping_sub(b) as i64 >= q.capacity() as i64 {
         return Err(Full { task, capacity: q.capacity() });
     }
-    // The JDK moves top first, then fills the slot: a thief that sees the new top before the
-    // task finds a null slot inside base..top, which is the "stall" its poll waits out.
-    q.top.store(s.wrapping_add(1), Ordering::Relaxed); // a plain store in the JDK: owner's own field
+    // The box first (the JDK's task is an object already): between the store of top and the
+    // swap, a thief finds a null slot inside base..top, the "stall" its poll waits out, and a
+    // box from the allocator there would make it wait longer.
     let p = reclaim::boxed(task);
+    // The JDK moves top first, then fills the slot.
+    q.top.store(s.wrapping_add(1), Ordering::Relaxed); // a plain store in the JDK: owner's own field
     // SeqCst swap (the JDK's "fully fenced" getAndSetReference): Release publishes the task's
     // contents to the thief whose Acquire load reads this pointer.
     q.slot(s).swap(p, Ordering::SeqCst);

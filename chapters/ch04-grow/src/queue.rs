@@ -335,9 +335,13 @@ pub fn push_slot<T, G: GrowOps, U>(
         }
         fills = room == 0;
     }
+    // The box is made before `top` moves: from that store to the swap, a thief finds the
+    // slot null inside base..top and stalls, and a box from the allocator, or from a batch
+    // being recycled, would make it wait out that work.
+    let p = into_slot(item, s);
     q.top.store(s.wrapping_add(1), Ordering::Relaxed); // as in chapter 2
     // SeqCst swap, as in chapter 2: Release publishes the task's contents.
-    a.at(s).swap(into_slot(item, s), Ordering::SeqCst);
+    a.at(s).swap(p, Ordering::SeqCst);
     if fills && cap < q.max_capacity {
         G::grow(q, s); // the array is full now: double it before the next push
         q.grew.store(true, std::sync::atomic::Ordering::Relaxed); // Relaxed: the owner's own
