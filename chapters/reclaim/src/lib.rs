@@ -64,6 +64,16 @@
 /// timed the same on fib(30); larger ones keep more memory waiting.)
 pub const BATCH: usize = 2048;
 
+/// Boxes that must have come home before a thread with no box to reuse seals for them (one
+/// whose tasks are all stolen takes nothing, so never seals every [`BATCH`] takes). Each seal
+/// pays the heavy fence (`barrier.rs`): where that is `membarrier`, it interrupts the core of
+/// every thread of the process running at the time, and it took about 11 µs with one thread
+/// spinning beside it (`atomic-costs`' `seal fence` row; AMD EPYC of family 25, a 2-core KVM
+/// guest, 2026-12-06). At one seal per 2,048 boxes, that was 5 ns a box on the owner's side of
+/// a race where it pushes every 10 to 20: at 16 batches, a third of a nanosecond, for 32,768
+/// boxes in flight (1 MiB of 32-byte boxes) where 2,048 were.
+pub const HOME_SEAL: usize = 16 * BATCH;
+
 /// A pin, held while a thread reads task pointers out of slots: its counter is odd meanwhile
 /// (nothing under loom, whose models never wrap the ring while a thief holds a pointer). Pins
 /// nest: a pin inside a pin changes nothing. (crossbeam-epoch calls the same thing a `Guard`;
@@ -248,6 +258,14 @@ pub unsafe fn release_empty<T>(p: *mut T) {
 pub fn note_reused() {
     #[cfg(not(loom))]
     chain::FAST.with(|f| f.noted.set(f.noted.get() + 1));
+}
+
+/// The fence a seal pays (`barrier.rs`): `membarrier` where pins leave their fence to the
+/// seals, else a SeqCst fence. Public for `atomic-costs` to time; a seal is the only caller
+/// that needs it.
+#[cfg(not(loom))]
+pub fn seal_fence() {
+    barrier::heavy_fence();
 }
 
 /// Who pays for a pin's fence in this process (`barrier.rs`): `membarrier` (each seal, on every

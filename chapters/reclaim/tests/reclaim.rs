@@ -9,8 +9,8 @@ use std::sync::{Arc, Mutex, mpsc};
 use std::thread;
 
 use reclaim::{
-    BATCH, BoundHome, BoxCounts, Home, SEND_EVERY, boxed, home, note_reused, pin, send_pending,
-    take_own, take_sending_box_home,
+    BATCH, BoundHome, BoxCounts, HOME_SEAL, Home, SEND_EVERY, boxed, home, note_reused, pin,
+    send_pending, take_own, take_sending_box_home,
 };
 
 /// Held by each test for its whole run.
@@ -69,15 +69,16 @@ fn every_box_handed_out_is_counted_once() {
 fn every_box_that_came_home_is_counted_once() {
     let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let before = BoxCounts::now();
-    steal_beside(BATCH, send_pending, |_| {
-        for p in push_only(BATCH) {
+    steal_beside(HOME_SEAL, send_pending, |_| {
+        for p in push_only(HOME_SEAL) {
             // SAFETY: made by `boxed` just above; no slot or other thread ever saw it.
             unsafe { take_own(p as *mut u64) };
         }
     });
     let counts = BoxCounts::now().since(before);
-    assert_eq!(counts.reused + counts.allocated, 2 * BATCH as u64, "{counts:?}");
-    assert!(counts.reused >= BATCH as u64, "the boxes that came home went out again: {counts:?}");
+    assert_eq!(counts.reused + counts.allocated, 2 * HOME_SEAL as u64, "{counts:?}");
+    let back = HOME_SEAL as u64;
+    assert!(counts.reused >= back, "the boxes that came home went out again: {counts:?}");
 }
 
 /// Once their pins have cleared, boxes are reused: twenty batches of push and take go through
@@ -182,26 +183,42 @@ fn steal_beside(n: usize, then: fn(), look: impl FnOnce(&[usize]) + Send + 'stat
 }
 
 /// A thief hands the boxes it steals back to their pusher: a pusher whose every task was stolen
-/// (it never takes, so it never seals on its own) gets them back once a batch's worth has come
-/// home, and pushes into them. (A thief that keeps them, as `take_keeping_box` does, fails this:
-/// tried.)
+/// (it never takes, so it never seals on its own) gets them back once `HOME_SEAL` of them have
+/// come home, and pushes into them. (A thief that keeps them, as `take_keeping_box` does, fails
+/// this: tried.)
 #[test]
 fn stolen_boxes_go_back_to_their_pusher() {
     let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     steal_beside(
-        3 * BATCH,
+        3 * HOME_SEAL,
         || {},
         |pushed| {
-            let again = push_only(3 * BATCH);
+            let again = push_only(3 * HOME_SEAL);
             let pushed: HashSet<_> = pushed.iter().collect();
             let back = again.iter().filter(|p| pushed.contains(p)).count();
-            assert!(back >= BATCH, "{back} of the pusher's stolen boxes came back to it");
+            assert!(back >= HOME_SEAL, "{back} of the pusher's stolen boxes came back to it");
             for p in again {
                 // SAFETY: from `boxed` on this thread; no one else saw it.
                 unsafe { take_own(p as *mut u64) };
             }
         },
     );
+}
+
+/// A pusher whose boxes come home seals for them only once `HOME_SEAL` wait: with one box fewer
+/// home, its next push takes a new box from the allocator. Each seal may interrupt every running
+/// thread of the process (`barrier.rs`), so it waits for that many. (Sealing once a batch's worth
+/// is home, as it did before, fails this: the mutant `home_seals_every_batch`.)
+#[test]
+fn a_pusher_seals_for_what_came_home_only_once_home_seal_wait() {
+    let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    steal_beside(HOME_SEAL - 1, send_pending, |pushed| {
+        let pushed: HashSet<_> = pushed.iter().copied().collect();
+        let p = boxed(0u64);
+        assert!(!pushed.contains(&(p as usize)), "a push sealed before HOME_SEAL boxes came home");
+        // SAFETY: from `boxed` on this thread; no one else saw it.
+        unsafe { take_own(p) };
+    });
 }
 
 /// A thief about to wait sends home what its outbox holds (`send_pending`), however few: fewer
@@ -249,9 +266,9 @@ fn a_box_whose_pusher_has_exited_stays_with_the_thief() {
 fn a_held_batch_comes_back_at_the_next_push_once_its_pin_clears() {
     let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let (unpin_tx, holder) = hold_a_pin();
-    steal_beside(BATCH, send_pending, move |pushed| {
+    steal_beside(HOME_SEAL, send_pending, move |pushed| {
         let pushed: HashSet<_> = pushed.iter().copied().collect();
-        // A batch's worth has come home: this push seals it, noting the holder's pin.
+        // `HOME_SEAL` boxes have come home: this push seals them, noting the holder's pin.
         let during = boxed(0u64);
         assert!(!pushed.contains(&(during as usize)), "a box came back while its pin was held");
         unpin_tx.send(()).expect("the holder waits");

@@ -9,20 +9,48 @@
 //!   `Sleep::signal`); subtract `store` for the fence alone;
 //! - `CAS ping-pong`: two threads pass a counter back and forth by CAS, so every CAS finds the
 //!   line in the other core's cache: the cost of a contended `base` or slot, one way;
-//! - `Box new+drop`: one allocation and its free, as our queue pays per task.
+//! - `Box new+drop`: one allocation and its free, as our queue pays per task;
+//! - `seal fence`: the fence a seal of chapter 2's `reclaim` pays (`reclaim::seal_fence`), with
+//!   one other thread of the process spinning: where it is `membarrier` (the header's `pin
+//!   fence`), that thread's core is interrupted each time. Timed over fewer calls (`SEALS`).
 //!
 //! `cargo run --release -p probes --bin atomic-costs [-- --runs 5]`
 
 use std::hint::black_box;
 use std::sync::Arc;
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
-use std::sync::atomic::{AtomicU64, fence};
+use std::sync::atomic::{AtomicBool, AtomicU64, fence};
 use std::time::Instant;
 
 const OPS: u64 = 2_000_000;
 
 /// One measurement: nanoseconds per operation.
 type Measure<'a> = Box<dyn Fn() -> f64 + 'a>;
+
+/// Calls of the seal's fence per run: each may interrupt another core.
+const SEALS: u64 = 2_000;
+
+/// Nanoseconds per call of `reclaim::seal_fence`, over SEALS calls, while another thread spins.
+fn seal_fence() -> f64 {
+    let stop = Arc::new(AtomicBool::new(false));
+    let spinner = {
+        let stop = stop.clone();
+        // Relaxed: a flag to stop on, ordering nothing else.
+        std::thread::spawn(move || {
+            while !stop.load(Relaxed) {
+                std::hint::spin_loop()
+            }
+        })
+    };
+    let t0 = Instant::now();
+    for _ in 0..SEALS {
+        reclaim::seal_fence();
+    }
+    let ns = t0.elapsed().as_nanos() as f64 / SEALS as f64;
+    stop.store(true, Relaxed); // Relaxed: as above
+    spinner.join().expect("the spinning thread");
+    ns
+}
 
 /// Nanoseconds per call of `op`, over OPS calls.
 fn per_op(mut op: impl FnMut(u64)) -> f64 {
@@ -78,7 +106,9 @@ fn parse() -> Result<usize, lexopt::Error> {
 fn main() {
     let runs = probes::start("atomic-costs", USAGE, parse);
     println!(
-        "# atomic-costs: ns per operation, median of {runs} run(s) of {OPS} ops (min-max), {}",
+        "# atomic-costs: ns per operation, median of {runs} run(s) of {OPS} ops (min-max; \
+         {SEALS} for the seal fence, pin fence: {}), {}",
+        reclaim::pin_fence(),
         probes::machine()
     );
     let a = AtomicU64::new(0);
@@ -102,6 +132,7 @@ fn main() {
         ),
         ("Box new+drop", Box::new(|| per_op(|i| drop(black_box(Box::new(i)))))),
         ("CAS ping-pong", Box::new(|| ping_pong(OPS / 10))),
+        ("seal fence", Box::new(seal_fence)),
     ];
     for (name, measure) in &measures {
         let mut v: Vec<f64> = (0..runs).map(|_| measure()).collect();

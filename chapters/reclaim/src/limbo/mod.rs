@@ -12,7 +12,7 @@ use super::batch::{Block, Garbage, Sealed};
 use super::chain::FAST;
 use super::handback::Inbox;
 use super::outbox::{Empties, post};
-use super::{BATCH, BoundHome, Home};
+use super::{BATCH, BoundHome, HOME_SEAL, Home};
 
 mod seal;
 
@@ -129,8 +129,8 @@ fn reuse_slow(layout: Layout) -> Option<*mut u8> {
                 m = l.pop_ready(layout);
             }
             // A thread whose tasks are all stolen takes nothing and so never seals: seal
-            // when a batch's worth of its boxes has come back. (A hint, see `Inbox::waiting`.)
-            if m.is_none() && l.home.inbox.waiting() >= BATCH {
+            // when `HOME_SEAL` of its boxes have come back. (A hint, see `Inbox::waiting`.)
+            if m.is_none() && l.home.inbox.waiting() >= HOME_SEAL {
                 l.seal();
                 m = l.pop_ready(layout);
             }
