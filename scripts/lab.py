@@ -12,7 +12,7 @@ It runs four probes (the first three print tab-separated rows with --rows):
   probes/jdk/StealExperiment.java     64 x 256 and fib(N) on the JDK 25 (skipped, with a note,
                                       without one)
   probes/src/bin/queue-ops.rs         push+pop, push+steal, 1 owner + k thieves, ours and crossbeam
-  probes/src/bin/atomic-costs.rs      what one load, swap, CAS, fence, allocation costs here
+  probes/src/bin/atomic-costs.rs      what one load, swap, CAS, fence, allocation, seal costs here
 and, where valgrind is installed, counts the instructions of a queue's push+pop and push+steal
 and of a pool's fork and join (queue-ops --count, forkjoin-steals --count): the same from run
 to run where the timings are not, and the verdicts cite them.

@@ -67,11 +67,12 @@ pub const BATCH: usize = 2048;
 /// Boxes that must have come home before a thread with no box to reuse seals for them (one
 /// whose tasks are all stolen takes nothing, so never seals every [`BATCH`] takes). Each seal
 /// pays the heavy fence (`barrier.rs`): where that is `membarrier`, it interrupts the core of
-/// every thread of the process running at the time, and it took about 11 µs with one thread
-/// spinning beside it (`atomic-costs`' `seal fence` row; AMD EPYC of family 25, a 2-core KVM
-/// guest, 2026-12-06). At one seal per 2,048 boxes, that was 5 ns a box on the owner's side of
-/// a race where it pushes every 10 to 20: at 16 batches, a third of a nanosecond, for 32,768
-/// boxes in flight (1 MiB of 32-byte boxes) where 2,048 were.
+/// every thread of the process running at the time, and it took 8.7 to 11.3 µs with one thread
+/// spinning beside it (medians of `atomic-costs`' `seal fence` row in the contention lab's five
+/// runs of 17:07 to 17:13 UTC; AMD EPYC of family 25, a 2-core KVM guest, 2026-12-06). At one
+/// seal per 2,048 boxes, that was 4 to 5.5 ns a box on the owner's side of a race where it
+/// pushes every 8 to 20: at 16 batches, a third of a nanosecond, for 32,768 boxes in flight
+/// (1 MiB of 32-byte boxes) where 2,048 were.
 pub const HOME_SEAL: usize = 16 * BATCH;
 
 /// A pin, held while a thread reads task pointers out of slots: its counter is odd meanwhile
