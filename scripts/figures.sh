@@ -21,6 +21,9 @@ label() { # what, command
   printf '# %s\n# %s, %s; command:\n# %s\n\n' "$1" "$(date -u +%F)" "$(target/release/machine)" "$2"
 }
 bench_table() { target/release/bench-table "$@"; }
+# The kind of machine (amd or intel: the probes' one test of it), for the figures the book keeps
+# one set of per kind (chapter 7's, the lab's): a run replaces its own kind's.
+cpu=$(target/release/machine --kind)
 
 
 # The lines criterion prints for the benchmarks whose ids match $1 (on stdin: its output),
@@ -193,24 +196,25 @@ loom_mutant ch07 ch07-pool looks_below_with_acquire exercise::a_steal > chapters
 fi
 
 if want ch07; then
+# One set per kind of machine, as the lab's (`$cpu`): the page reads both.
 echo "[figures] ch07: the 64 x 256 steal experiment, ours and rayon, and on the real JDK 25"
 cmd="cargo run --release -p probes --bin forkjoin-steals -- --runs 5 --leaf-us 15"
-{ label "forkjoin-steals: ours and rayon, same machine, same run" "$cmd"; $cmd; } > chapters/ch07-pool/figures/forkjoin-steals.txt
+{ label "forkjoin-steals: ours and rayon, same machine, same run" "$cmd"; $cmd; } > "chapters/ch07-pool/figures/forkjoin-steals-$cpu.txt"
 cmd="probes/jdk/run.sh StealExperiment 5 15us"
-{ label "StealExperiment on the real JDK 25 ForkJoinPool" "$cmd"; $cmd; } > chapters/ch07-pool/figures/jdk-steal-experiment.txt
+{ label "StealExperiment on the real JDK 25 ForkJoinPool" "$cmd"; $cmd; } > "chapters/ch07-pool/figures/jdk-steal-experiment-$cpu.txt"
 cmd="probes/jdk/run.sh StealExperiment 5 15us 0 1,2,4,8,16 norows lifo"
-{ label "StealExperiment on the real JDK 25, each root joining its leaves newest first" "$cmd"; $cmd; } > chapters/ch07-pool/figures/jdk-steal-experiment-lifo.txt
+{ label "StealExperiment on the real JDK 25, each root joining its leaves newest first" "$cmd"; $cmd; } > "chapters/ch07-pool/figures/jdk-steal-experiment-lifo-$cpu.txt"
 echo "[figures] ch07: fib(30) without cutoff and 64 x 256, beside rayon"
 criterion probes fork_join 5
 { label "fork/join beside rayon (criterion)" "$cmd"
   bench_lines '^fib30_no_cutoff/\|^64_roots_x_256_leaves/' <<<"$out"
-} > chapters/ch07-pool/figures/bench.txt
+} > "chapters/ch07-pool/figures/bench-$cpu.txt"
 echo "[figures] ch07: fib(30) round after round on one long-lived pool, and on a new pool per round"
 # (figures/pool-drift-before.txt is historical: the same probe at commit da7e901, before
 # thieves sent stolen boxes home; it is not regenerated.)
 cmd="cargo run --release -p probes --bin pool-drift"
 { label "pool-drift: one pool for all rounds, then a new pool per round" "$cmd; $cmd -- --fresh"
-  $cmd; echo; $cmd -- --fresh; } > chapters/ch07-pool/figures/pool-drift.txt
+  $cmd; echo; $cmd -- --fresh; } > "chapters/ch07-pool/figures/pool-drift-$cpu.txt"
 fi
 
 if want contention; then
@@ -231,9 +235,7 @@ if want lab; then
 echo "[figures] lab: the one-command table (scripts/lab.py) and the profiles that explain it"
 python3 scripts/lab.py > target/lab/stdout.md
 cp target/lab/table.md chapters/contention/lab-table.md
-# One set of the figures below per kind of machine (amd, intel): the book shows both; a run
-# replaces its own kind's.
-cpu=$(target/release/machine --kind) # amd or intel: the probes' one test of it
+# One set of the figures below per kind of machine (`$cpu`, above): the book shows both.
 # The row that swings most, one owner and one thief, round by round (the page's "Round by round").
 cmd="cargo run --release -p probes --bin race-rounds -- --rounds 16"
 { label "race-rounds: 1 owner + 1 thief, ours then crossbeam-deque in each round" "$cmd"; $cmd; } > "chapters/contention/race-rounds-$cpu.txt"

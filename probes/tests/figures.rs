@@ -157,7 +157,14 @@ fn forkjoin_count_runs_silently_and_refuses_bad_input() {
 #[test]
 fn atomic_costs_smoke_run() {
     let text = run_ok(env!("CARGO_BIN_EXE_atomic-costs"), &["--runs", "1"]);
-    for name in ["load Acquire", "swap SeqCst", "CAS SeqCst", "store + fence", "CAS ping-pong"] {
+    for name in [
+        "load Acquire",
+        "swap SeqCst",
+        "CAS SeqCst",
+        "store + fence",
+        "CAS ping-pong",
+        "seal fence",
+    ] {
         assert!(text.lines().any(|l| l.starts_with(name) && l.contains(" ns ")), "{name}: {text}");
     }
 }
