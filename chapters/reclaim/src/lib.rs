@@ -71,7 +71,7 @@ pub const BATCH: usize = 2048;
 /// spinning beside it (medians of `atomic-costs`' `seal fence` row in the contention lab's five
 /// runs of 17:07 to 17:13 UTC; AMD EPYC of family 25, a 2-core KVM guest, 2026-12-06). At one
 /// seal per 2,048 boxes, that was 4 to 5.5 ns a box on the owner's side of a race where it
-/// pushes every 8 to 20: at 16 batches, a third of a nanosecond, for 32,768 boxes in flight
+/// pushed every 8 to 20 ns there: at 16 batches, a third of a nanosecond, for 32,768 boxes in flight
 /// (1 MiB of 32-byte boxes) where 2,048 were.
 pub const HOME_SEAL: usize = 16 * BATCH;
 
