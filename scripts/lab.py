@@ -15,7 +15,9 @@ It runs four probes (the first three print tab-separated rows with --rows):
   probes/src/bin/atomic-costs.rs      what one load, swap, CAS, fence, allocation, seal costs here
 and, where valgrind is installed, counts the instructions of a queue's push+pop and push+steal
 and of a pool's fork and join (queue-ops --count, forkjoin-steals --count): the same from run
-to run where the timings are not, and the verdicts cite them.
+to run where the timings are not, and the verdicts cite them; and, where perf works, samples
+64 x 256's timed runs at parallelism 2 and 8 (forkjoin-steals --perf-ctl) to say where each
+pool's CPU went, in the leaves or outside them.
 The leaf is calibrated on each side to the same cost (--leaf-us), and both measured costs are
 printed in the table's header. Every ratio is ours / peer from the same run: below 1.0 we are
 faster. The table goes to stdout and to target/lab/table.md.
@@ -41,6 +43,8 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# perf's sampling rate for the 64x256 profile: a sample every 0.25 ms of a thread's CPU.
+PERF_HZ = 4000
 
 
 def run(cmd):
@@ -131,6 +135,60 @@ def instructions(bin_dir, quick):
     return found
 
 
+def cpu_profile(bin_dir, leaf_n, pars, runs):
+    """Where 64x256's CPU went, by perf: one `forkjoin-steals` process per parallelism, sampled
+    only during its timed runs (`--perf-ctl`: `probes/src/perf.rs`), each sample counted for
+    the pool whose thread it came from (ours' workers and `main-ours`, rayon's and
+    `main-rayon`). {par: {pool: (cpu ms per run, leaf ms per run, kernel ms per run,
+    [(ms per run, symbol)] outside the leaf, most first)}}, and the command; or (None, why)."""
+    if subprocess.run(["sh", "-c", "command -v perf"], capture_output=True).returncode != 0:
+        return None, "perf is not installed"
+    lab = os.path.join(ROOT, "target", "lab")
+    os.makedirs(lab, exist_ok=True)
+    ctl, ack, data = (os.path.join(lab, f) for f in ("perf-ctl", "perf-ack", "perf-64x256.data"))
+    found = {}
+    for par in pars:
+        for fifo in (ctl, ack):
+            if os.path.exists(fifo):
+                os.remove(fifo)
+            os.mkfifo(fifo)
+        cmd = ["perf", "record", "-q", "-F", str(PERF_HZ), "-D", "-1", f"--control=fifo:{ctl},{ack}",
+               "-o", data, "--", os.path.join(bin_dir, "forkjoin-steals"), "--runs", str(runs),
+               "--leaf", str(leaf_n), "--par", str(par), "--perf-ctl", f"{ctl},{ack}"]
+        print("$ " + " ".join(cmd), file=sys.stderr, flush=True)
+        p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+        if p.returncode != 0:  # no permission (perf_event_paranoid), no perf events in a VM, ...
+            return None, f"perf record failed ({p.returncode}): {(p.stderr or p.stdout).strip()[-300:]}"
+        rep = subprocess.run(["perf", "report", "-i", data, "--no-children", "--sort", "comm,dso,sym",
+                              "--stdio", "-F", "period,comm,dso,sym", "-t", "\t"],
+                             cwd=ROOT, capture_output=True, text=True)
+        per = {}
+        windows = runs + 1  # and the warm-up run, which is a window too
+        for line in rep.stdout.splitlines():
+            f = [x.strip() for x in line.split("\t")]
+            if line.startswith("#") or len(f) != 4 or not f[0].isdigit():
+                continue
+            period, comm, dso, sym = int(f[0]), f[1], f[2], f[3].split("] ", 1)[-1]
+            pool = ("ours" if comm.startswith("ch07-worker") or comm == "main-ours" else
+                    "rayon" if comm.startswith("rayon-") or comm == "main-rayon" else None)
+            if pool is None:
+                continue
+            ms = period / 1e6 / windows  # cpu-clock's period is in nanoseconds
+            cpu, leaf, kernel, syms = per.setdefault(pool, [0.0, 0.0, 0.0, {}])
+            if sym == "forkjoin_steals::leaf":
+                per[pool][1] += ms
+            else:
+                per[pool][2] += ms if dso == "[kernel.kallsyms]" else 0.0
+                syms[sym] = syms.get(sym, 0.0) + ms
+            per[pool][0] += ms
+        if set(per) != {"ours", "rayon"}:
+            return None, f"perf report named no samples of {'/'.join({'ours', 'rayon'} - set(per))} at par {par}"
+        found[par] = {pool: (c, l, k, sorted(((v, s) for s, v in syms.items()), reverse=True))
+                      for pool, (c, l, k, syms) in per.items()}
+    shown = f"perf record -F {PERF_HZ} -D -1 --control=fifo:CTL,ACK -- forkjoin-steals --runs {runs} --leaf {leaf_n} --par P --perf-ctl CTL,ACK"
+    return found, shown
+
+
 def floor_ratio(floor, peer):
     """The floor as a ratio to the peer's time, which bounds ours / peer from below; None when
     the peer itself ran below the floor in this run (then the floor, timed apart, rules nothing
@@ -175,6 +233,11 @@ def main():
     q = "".join(qs)
     floor = run([os.path.join(bin_dir, "atomic-costs"), "--runs", str(runs)])
     counted = instructions(bin_dir, a.quick)
+    # Where 64x256's CPU went, ours and rayon, at one parallelism with a core each and at one
+    # with four threads a core: perf, sampling only the timed runs.
+    leaf_n = next((n for lang, n, _ in rows(fj, "leaf") if lang == "rust"), None)
+    profiled = [p for p in ((2,) if a.quick else (2, 8)) if str(p) in pars.split(",")]
+    profile, profile_cmd = cpu_profile(bin_dir, leaf_n, profiled, 1 if a.quick else 9) if leaf_n else (None, "no leaf row")
     cost = floor_costs(floor)
     swap, cas = cost.get("swap SeqCst"), cost.get("CAS SeqCst")
     kind = run([os.path.join(bin_dir, "machine"), "--kind"]).strip()  # which profiles to cite
@@ -274,6 +337,24 @@ def main():
         w(f"| {par} | {ms(o)} | {ms(i)} | {ms(r)} | {per(o)} | {per(i)} | {per(r)} | {ratio(o, r)} | {ratio(i, r)} |")
         missing += [f"{s} 64x256 empty leaves par {par}"
                     for s, c in (("ours", o), ("ours inside", i), ("rayon", r)) if c is None]
+    w("")
+    w("Where 64x256's CPU went, ours and rayon: "
+      + (f"`{profile_cmd}`, one process per parallelism, sampling only the timed runs (each "
+         "pool's warm-up run among them); a sample counts for the pool whose thread it came "
+         "from. ms of CPU per run, both cores together. The leaves' own CPU varies with the "
+         "machine from run to run; what is outside them is each pool's work, the kernel's "
+         "for it (parking, waking, page faults) and the main thread's waits (and, the same for both, "
+         "its naming of the threads for perf as each window opens)."
+         if profile else f"not measured here: {profile_cmd}."))
+    if profile:
+        w("")
+        w("| par | pool | CPU ms | in the leaves | outside the leaves | of it in the kernel | most outside the leaves |")
+        w("|---:|---|---:|---:|---:|---:|---|")
+        for par in sorted(profile):
+            for pool in ("ours", "rayon"):
+                c, l, k, syms = profile[par][pool]
+                top = ", ".join(f"`{sym[:60]}` {v:.2f}" for v, sym in syms[:3] if v >= 0.005)
+                w(f"| {par} | {pool} | {c:.1f} | {l:.1f} | {c - l:.2f} | {k:.2f} | {top} |")
     recycled = [(int(par), pct) for workload, par, pct in rows(fj, "boxes") if workload == f"fib{fib}"]
     if recycled:
         w("")
@@ -413,14 +494,21 @@ def main():
         bo, br = bare.get(("ours", par)), bare.get(("rayon", par))
         if not fibrow and o and r and o[0] > r[0] and bo is not None and br is not None:
             d = bo - br  # ours' own work above rayon's, ms
-            explains = (f"{d:.2f} ms" if d > 0 else
-                        f"none: ours' is {-d:.2f} ms less than rayon's" if -d >= 0.005 else
-                        "none: the two pools' own work is the same to 0.01 ms")
+            explains = (f"ours' {d:.2f} ms more than rayon's" if d > 0 else
+                        f"ours' {-d:.2f} ms less than rayon's" if -d >= 0.005 else
+                        "the same to 0.01 ms")
             bi = bare.get(("ours-inside", par))
             if d > 0 and bi is not None:
                 explains += (f" (of which main's waits outside the pool, ours - ours inside, "
                              f"{max(bo - bi, 0):.2f} ms)")
-            why = f"; of its {o[0] - r[0]:.1f} ms gap, the pools' own work (empty leaves, above) explains {explains}"
+            why = f"; its gap is {o[0] - r[0]:.1f} ms; with empty leaves (above) the pools' own work is {explains}"
+            if profile and par in profile:
+                (oc, ol, _, osyms), (rc, rl, _, _) = profile[par]["ours"], profile[par]["rayon"]
+                why += (f"; by perf at this parallelism (above), outside the leaves ours used "
+                        f"{oc - ol:.2f} ms of CPU per run and rayon {rc - rl:.2f}, in the leaves "
+                        f"{ol:.1f} and {rl:.1f} (ours' most: `{osyms[0][1][:60]}`)")
+            elif profile:
+                why += f"; where the CPU went, by perf at parallelism {' and '.join(map(str, sorted(profile)))}: above"
         w(target_line(f"{workload} par {par}, ours/rayon (<= {1.5 if fibrow else 1.0})", num(rr), 1.5 if fibrow else 1.0,
                       floor_ratio(fl, rayon_ms), why, cells=cells))
         if not no_jdk:

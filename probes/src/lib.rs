@@ -1,7 +1,9 @@
 //! What the probes share: summarizing repeated runs, and the contended run (`contention`, with
-//! the protocol's floor in `protocol`) that the probes and `benches/contended.rs` time.
+//! the protocol's floor in `protocol`) that the probes and `benches/contended.rs` time, and
+//! the windows that keep a `perf` profile to the timed runs (`perf`).
 
 pub mod contention;
+pub mod perf;
 pub mod protocol;
 pub mod roots;
 

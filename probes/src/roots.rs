@@ -107,6 +107,8 @@ impl RayonPool {
         let seen = exited.clone();
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
+            // Named, as ours' workers are (`ch07-worker-N`): a profile tells the two apart.
+            .thread_name(|i| format!("rayon-{i}"))
             .exit_handler(move |_| {
                 let (count, cv) = &*seen;
                 *count.lock().unwrap_or_else(PoisonError::into_inner) += 1;

@@ -25,6 +25,9 @@
 //! instead of joining each root from outside (as the JDK probe and `ours` do). The lab runs it
 //! with empty leaves, where the pools' own work per task is compared.
 //!
+//! `--perf-ctl CTL,ACK`, under `perf record -D -1 --control fifo:CTL,ACK`: sampling only during
+//! the timed 64x256 runs (`probes::perf`), for the lab's table of where their CPU went.
+//!
 //! `--count ours --fib N` (or `rayon`) runs only fib(N) on that pool at parallelism 1, once and
 //! silently, for an instruction count under valgrind: `scripts/figures.sh lab` counts two sizes
 //! and subtracts, which leaves the instructions per join, steady from run to run where
@@ -34,6 +37,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use ch07_pool::{ThreadPool, fib};
+use probes::perf;
 use probes::roots::{self, RayonPool, fib_rayon};
 use reclaim::BoxCounts;
 
@@ -88,9 +92,11 @@ fn leaves_alone(n: u64) -> f64 {
 /// The article's shape (`probes::roots::ours_submitted`), on a new pool: (steals, ms).
 fn ours_roots(par: usize, n: u64) -> (u64, f64) {
     let pool: ThreadPool = ThreadPool::new(par);
-    let t0 = Instant::now();
-    black_box(roots::ours_submitted(&pool, leaf, n));
-    let ms = t0.elapsed().as_secs_f64() * 1e3;
+    let ms = perf::window("main-ours", || {
+        let t0 = Instant::now();
+        black_box(roots::ours_submitted(&pool, leaf, n));
+        t0.elapsed().as_secs_f64() * 1e3
+    });
     (pool.shutdown().steal_count, ms)
 }
 
@@ -107,9 +113,11 @@ fn ours_roots_inside(par: usize, n: u64) -> f64 {
 /// rayon (`probes::roots::rayon_scoped`), on a new pool: ms.
 fn rayon_roots(par: usize, n: u64) -> f64 {
     let pool = RayonPool::new(par);
-    let t0 = Instant::now();
-    black_box(roots::rayon_scoped(&pool, leaf, n));
-    t0.elapsed().as_secs_f64() * 1e3
+    perf::window("main-rayon", || {
+        let t0 = Instant::now();
+        black_box(roots::rayon_scoped(&pool, leaf, n));
+        t0.elapsed().as_secs_f64() * 1e3
+    })
 }
 
 /// fib(n) on our pool: (steals, ms, boxes). Exits 1 on a wrong value. `boxes`: how many of
@@ -196,7 +204,7 @@ struct Opts {
 }
 
 /// The command line, for `--help` and for errors.
-const USAGE: &str = "forkjoin-steals [--runs N] [--leaf N | --leaf-us U] [--par 1,2,4] [--fib N [--fib-runs N]] [--rows] [--ours-only] [--inside] [--count ours|rayon --fib N]";
+const USAGE: &str = "forkjoin-steals [--runs N] [--leaf N | --leaf-us U] [--par 1,2,4] [--fib N [--fib-runs N]] [--rows] [--ours-only] [--inside] [--count ours|rayon --fib N] [--perf-ctl CTL,ACK]";
 
 fn main() {
     let o = probes::start("forkjoin-steals", USAGE, parse);
@@ -377,6 +385,7 @@ fn parse() -> Result<Opts, lexopt::Error> {
             "par" => *pars = probes::counts(p, "--par")?,
             "fib" => *fib = p.value()?.parse()?,
             "inside" => *inside = true,
+            "perf-ctl" => perf::open(&p.value()?.string()?)?,
             "fib-runs" => match p.value()?.parse()? {
                 0 => return Err("--fib-runs 0: at least 1".into()),
                 n => *fib_runs = Some(n),
