@@ -320,8 +320,9 @@ def main():
             w(f"| {workload} | {par} | {fmt(o)} | {fmt(r)} | {fmt(j)} | {rr} | {rj} | {rf} | {o[3] if o else '-'} | {j[3] if j else '-'} |")
     w("")
     w(f"The pools' own work per task: 64x256 again with leaves of one iteration ({max(runs, 9)} runs, "
-      "median ms), over its 16,384 leaves. A 64x256 gap larger than the difference here is not "
-      "the pools' code but the leaves' run time, which varies from run to run as the machine does. "
+      "median ms), over its 16,384 leaves. Here each task's memory is still in the cache when it "
+      "runs; with real leaves, and more threads than cores, it often is not, and the pools' work "
+      "per task grows (the table under this one says by how much). "
       "`ours` has the JDK probe's shape: main submits the 64 roots and joins each from outside "
       "the pool, parking on each one not done yet. rayon's main blocks once (`install`); "
       "`ours inside` is our pool in that shape (the roots forked and joined inside one "
