@@ -121,3 +121,19 @@ fn set_thread_name(_: &str) {}
 
 #[cfg(not(target_os = "linux"))]
 fn announce_threads() {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A value that is not two paths, or a path that no perf reads, is refused with a message
+    /// that names it; nothing is opened, so a window only runs its closure.
+    #[test]
+    fn a_bad_perf_ctl_is_refused_and_named() {
+        let not_two = open("one-path").expect_err("one path is not CTL,ACK");
+        assert!(not_two.contains("expected CTL,ACK"), "{not_two}");
+        let missing = open("/no/such/ctl,/no/such/ack").expect_err("no such fifo");
+        assert!(missing.contains("/no/such/ctl"), "{missing}");
+        assert_eq!(window("main-test", || 7), 7, "without --perf-ctl a window only runs f");
+    }
+}
