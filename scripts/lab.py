@@ -38,6 +38,7 @@ import datetime
 import os
 import platform
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -107,7 +108,7 @@ def instructions(bin_dir, quick):
     where timings are not): each single-threaded probe at two sizes, the difference divided by
     what was added, so the set-up cancels out. {(what, system): count}, or None without
     valgrind."""
-    if subprocess.run(["sh", "-c", "command -v valgrind"], capture_output=True).returncode != 0:
+    if shutil.which("valgrind") is None:
         return None
 
     def count(*args):
@@ -141,7 +142,7 @@ def cpu_profile(bin_dir, leaf_n, pars, runs):
     the pool whose thread it came from (ours' workers and `main-ours`, rayon's and
     `main-rayon`). {par: {pool: (cpu ms per run, leaf ms per run, kernel ms per run,
     [(ms per run, symbol)] outside the leaf, most first)}}, and the command; or (None, why)."""
-    if subprocess.run(["sh", "-c", "command -v perf"], capture_output=True).returncode != 0:
+    if shutil.which("perf") is None:
         return None, "perf is not installed"
     lab = os.path.join(ROOT, "target", "lab")
     os.makedirs(lab, exist_ok=True)
@@ -174,13 +175,13 @@ def cpu_profile(bin_dir, leaf_n, pars, runs):
             if pool is None:
                 continue
             ms = period / 1e6 / windows  # cpu-clock's period is in nanoseconds
-            cpu, leaf, kernel, syms = per.setdefault(pool, [0.0, 0.0, 0.0, {}])
+            acc = per.setdefault(pool, [0.0, 0.0, 0.0, {}])  # cpu, leaf, kernel, {symbol: ms}
+            acc[0] += ms
             if sym == "forkjoin_steals::leaf":
-                per[pool][1] += ms
+                acc[1] += ms
             else:
-                per[pool][2] += ms if dso == "[kernel.kallsyms]" else 0.0
-                syms[sym] = syms.get(sym, 0.0) + ms
-            per[pool][0] += ms
+                acc[2] += ms if dso == "[kernel.kallsyms]" else 0.0
+                acc[3][sym] = acc[3].get(sym, 0.0) + ms
         if set(per) != {"ours", "rayon"}:
             return None, f"perf report named no samples of {'/'.join({'ours', 'rayon'} - set(per))} at par {par}"
         found[par] = {pool: (c, l, k, sorted(((v, s) for s, v in syms.items()), reverse=True))
