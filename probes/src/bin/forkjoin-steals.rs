@@ -80,13 +80,41 @@ fn calibrate(us: f64) -> u64 {
     n
 }
 
-/// Milliseconds to run the 16,384 leaves of 64x256 one after another on this thread.
-fn leaves_alone(n: u64) -> f64 {
-    let t0 = Instant::now();
-    let x = (0..64 * 256).fold(0, |x, _| x ^ leaf(n));
-    let ms = t0.elapsed().as_secs_f64() * 1e3;
-    black_box(x);
-    ms
+/// Milliseconds to run the 16,384 leaves of 64x256 with no pool, split evenly over `k` threads
+/// that start together: from the start until the last of them ends. With `k = 1`, on this
+/// thread, one after another. That is the floor of a pool of `k` or more workers on `k` cores:
+/// the leaves' own work, perfectly balanced, with no task, queue or wake-up. It is timed with
+/// the threads running at once, not one thread's time divided by `k`, because cores busy
+/// together may each run slower than one alone (shared caches, the host's clocks and its other
+/// tenants): the contention page measured how much on its machines.
+fn leaves_alone(n: u64, k: usize) -> f64 {
+    const LEAVES: usize = roots::ROOTS * roots::LEAVES;
+    let share = |i: usize| LEAVES * (i + 1) / k - LEAVES * i / k; // thread i's leaves
+    let run = move |count: usize| (0..count).fold(0, |x, _| x ^ leaf(n));
+    if k <= 1 {
+        let t0 = Instant::now();
+        black_box(run(LEAVES));
+        return t0.elapsed().as_secs_f64() * 1e3;
+    }
+    let start = std::sync::Barrier::new(k);
+    std::thread::scope(|s| {
+        let spans: Vec<_> = (0..k)
+            .map(|i| {
+                let start = &start;
+                s.spawn(move || {
+                    start.wait();
+                    let t0 = Instant::now();
+                    black_box(run(share(i)));
+                    (t0, Instant::now()) // taken before the thread's exit, which is not timed
+                })
+            })
+            .collect();
+        let spans: Vec<_> =
+            spans.into_iter().map(|h| h.join().expect("a leaf never panics")).collect();
+        let first = spans.iter().map(|s| s.0).min().expect("k > 1");
+        let last = spans.iter().map(|s| s.1).max().expect("k > 1");
+        last.duration_since(first).as_secs_f64() * 1e3
+    })
 }
 
 /// The article's shape (`probes::roots::ours_submitted`), on a new pool: (steals, ms).
@@ -268,7 +296,7 @@ fn main() {
                 || rayon_ms.push(rayon_roots(par, n)),
             );
             if rayon {
-                alone_ms.push(leaves_alone(n) / par.min(cores) as f64);
+                alone_ms.push(leaves_alone(n, par.min(cores)));
             }
         }
         ours.push((par, ms, steals));
@@ -295,8 +323,8 @@ fn main() {
             report(&o, "rayon", "64x256", *par, ms, &mut []);
         }
         println!(
-            "# the leaves alone: all 16,384 run one after another on this thread, divided by \
-             min(par, {cores} cores), timed in turn with the pools: the floor no pool can beat"
+            "# the leaves alone: all 16,384 split evenly over min(par, {cores} cores) threads \
+             started together, timed in turn with the pools: the floor of a pool on this machine"
         );
         for (par, ms) in &mut alone {
             report(&o, "leaves", "64x256", *par, ms, &mut []);
