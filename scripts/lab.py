@@ -192,6 +192,12 @@ def cpu_profile(bin_dir, leaf_n, pars, runs):
     return found, shown
 
 
+def protocol_pinned(queue, op, k):
+    """The measured `floor + pins` cell of a queue row: the protocol on bare ids as ours takes
+    (pinned thieves: `protocol+pin`; push+pop, whose owner never pins: `protocol`), or None."""
+    return queue.get(("protocol" if op == "push+pop" else "protocol+pin", op, k))
+
+
 def floor_ratio(floor, peer):
     """The floor as a ratio to the peer's time, which bounds ours / peer from below; None when
     the peer itself ran below the floor in this run (then the floor, timed apart, rules nothing
@@ -388,7 +394,9 @@ def main():
       "alone (chapter 4's push and poll on bare ids: no task boxes, no pins; "
       "`probes::protocol::Protocol`), measured beside it. `floor + pins`: that run again with "
       "chapter 2's pin around each poll, as ours has (`Protocol::pinned`): ours over it is what "
-      "the task boxes and their hand-back cost.")
+      "the task boxes and their hand-back cost. In the push+pop and push+steal rows, `floor + "
+      "pins` is measured too: the same pairs on the protocol with bare ids, the thief's take "
+      "pinned (the owner's never is): ours over it is what the task's box costs.")
     w("")
     w("| operation | ours ns | crossbeam ns | floor ns | floor + pins ns | ours/crossbeam | ours/floor |")
     w("|---|---:|---:|---:|---:|---:|---:|")
@@ -397,23 +405,30 @@ def main():
     for op, k in sorted({(op, k) for (_, op, k) in queue}, key=lambda x: (x[1], x[0])):
         o, c = queue.get(("ours", op, k)), queue.get(("crossbeam", op, k))
         r = ratio(o and o[0], c and c[0])
-        p, pp = queue.get(("protocol", op, k)), queue.get(("protocol+pin", op, k))
+        p, pp = queue.get(("protocol", op, k)), protocol_pinned(queue, op, k)
         fl = queue_floor.get(op) if not k else (p and p[0])
         rf = ratio(o and o[0], fl) if fl else "-"
         label = f"1 owner + {k} thie{'f' if k == 1 else 'ves'}" if k else op
         w(f"| {label} | {fmt(o)} | {fmt(c)} | {fmt(p) if k else (f'{fl:.2f}' if fl else '-')} "
-          f"| {fmt(pp) if k else '-'} | {r} | {rf} |")
+          f"| {fmt(pp)} | {r} | {rf} |")
         queue_verdicts.append((label, op, k, fl, (o, c)))
     w("")
     # Ours over the floor of each contended row, split at the pinned floor: the pins' share,
     # then the boxes'. Printed for every row, met or missed; a miss's verdict points here.
     cores = os.cpu_count() or 1
     for label, op, k, fl, (o, _) in queue_verdicts:
-        pp = queue.get(("protocol+pin", op, k))
-        if not (k and o and fl and pp):
+        pp = protocol_pinned(queue, op, k)
+        if not (o and fl and pp):
             continue
-        line = (f"- {label}: of ours' {o[0] - fl:.1f} ns over the floor, the pins took {pp[0] - fl:.1f} "
-                f"(floor + pins) and the task boxes and their hand-back {o[0] - pp[0]:.1f}")
+        if k:
+            line = (f"- {label}: of ours' {o[0] - fl:.1f} ns over the floor, the pins took {pp[0] - fl:.1f} "
+                    f"(floor + pins) and the task boxes and their hand-back {o[0] - pp[0]:.1f}")
+        else:
+            how, locked = (("the owner never pins", "two swaps") if op == "push+pop" else
+                           ("the thief pinned", "swap and CAS"))
+            line = (f"- {label}: the protocol on bare ids ({how}; the `floor + pins` column) took "
+                    f"{pp[0]:.1f} ns, {pp[0] - fl:+.1f} against its {locked}; ours took {o[0]:.1f}, "
+                    f"{o[0] - pp[0]:+.1f} against it: what the task's box costs")
         # More threads than cores: who runs is the scheduler's choice, and the runs show it.
         if k + 1 > cores:
             line += (f"; with {k + 1} threads on {cores} cores ours' runs spread from {o[1]:.1f} "
@@ -478,6 +493,11 @@ def main():
                           "the pin's fence\")")
             else:
                 pinned = ""
+            pp = protocol_pinned(queue, op, k)
+            if pp and o and c:
+                pinned += (f"; the same pairs on bare ids, the thief pinned, no box, took {pp[0]:.1f} ns, "
+                           f"{pp[0] / c:.2f} of crossbeam's time: ours' {o - pp[0]:.1f} ns above that are the "
+                           "task's box (under the queue table)")
             w(target_line(f"queue {label}, ours/crossbeam (<= 1.2)", num(ratio(o, c)), 1.2, fl / c if c else None,
                           pinned + inst, cells=cells))
         else:
@@ -535,6 +555,8 @@ def main():
     missing += [f"{n} {op} k={k}" for n in ("ours", "crossbeam") for (_, op, k) in queue if (n, op, k) not in queue]
     missing += [f"{n} {op} k={k}" for n in ("protocol", "protocol+pin") for (_, op, k) in queue
                 if k and (n, op, k) not in queue]
+    missing += [f"{n} {op}" for n, op in (("protocol", "push+pop"), ("protocol+pin", "push+steal"))
+                if ("ours", op, 0) in queue and (n, op, 0) not in queue]
     text = "\n".join(out) + "\n"
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
     with open(a.out, "w") as f:

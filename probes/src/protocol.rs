@@ -18,9 +18,10 @@ use crate::contention::{Contended, ContendedThief};
 /// the bare protocol's is what the pins cost a contended run, and ours over it what the task
 /// boxes and their hand-back cost.
 ///
-/// Right only in `race`, whose ids never repeat within a run: then no thief's CAS can match a
-/// value pushed after it read the slot (the reuse that chapter 2's pins guard against cannot
-/// happen), and no slot value is ever followed. Not a queue to use.
+/// Right only where no thief's CAS can match a value pushed after it read the slot (the reuse
+/// that chapter 2's pins guard against): in `race`, whose ids never repeat within a run, and in
+/// `queue-ops`' single-threaded push+pop and push+steal, whose thief runs between the owner's
+/// pushes on the owner's thread. No slot value is ever followed. Not a queue to use.
 pub struct Protocol {
     ids: Arc<Ids>,
     /// Whether each thief's poll holds a pin (`reclaim::pin`), as ours does.

@@ -5,6 +5,9 @@
 //!   forking and joining does; nanoseconds per push+pop pair.
 //! - `push+steal`: the owner pushes 64, and a stealer on the same thread takes them from the
 //!   other end; nanoseconds per push+steal pair (the uncontended cost of a thief's take).
+//!   Beside both, `protocol` (push+pop) and `protocol+pin` (push+steal): the same pairs on
+//!   chapter 4's protocol with bare ids in the slots (`probes::protocol::Protocol`), the thief
+//!   pinned as ours is: ours over it is what a task's box costs.
 //! - `1+k thieves`: chapter 2's contended run (`race`): the owner pushes `--tasks` tasks while k
 //!   thieves, released together, steal; nanoseconds per task, and every task checked taken once.
 //!   Beside it the run's floor, `protocol`: chapter 4's protocol alone, on bare ids, with no
@@ -113,13 +116,15 @@ fn main() {
         probes::machine()
     );
     let rounds = (o.tasks / BATCH).max(1);
+    // Beside each, the protocol alone on bare ids, no box (the owner never pins; the thief's
+    // take is pinned, as ours is): what ours spends above it is the task's box.
     measure(
         &o,
         "push+pop",
         0,
         |_| push_pop(&our_queue(), rounds),
         |_| push_pop(&Crossbeam::new(), rounds),
-        &[],
+        &[("protocol", &|_| push_pop(&Protocol::new(), rounds))],
     );
     measure(
         &o,
@@ -127,7 +132,7 @@ fn main() {
         0,
         |_| push_steal(&our_queue(), rounds),
         |_| push_steal(&Crossbeam::new(), rounds),
-        &[],
+        &[("protocol+pin", &|_| push_steal(&Protocol::pinned(), rounds))],
     );
     for _ in 0..o.warm_up {
         race_or_exit("queue-ops", &our_queue(), o.tasks, 1);
