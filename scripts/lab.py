@@ -33,6 +33,9 @@ Floors, from the same run (the contention page explains them):
                    floor / JDK's time). Timed together, not one thread's time / cores: cores
                    busy at once may each run slower than one alone, and the table says by how much
 A target is out of reach only where the floor itself is above it; the verdicts say which.
+Under the pools' table, 64 x 256 at parallelism 1 per leaf, against each language's leaf as
+calibrated: one worker runs every task there, so a JDK far above its own leaf ran that leaf
+slower inside its pool (its JIT's doing, JVM by JVM), and ours / JDK then compares the leaves.
 """
 
 import argparse
@@ -71,6 +74,8 @@ def ratio(a, b):
 # Untimed races per queue before queue-ops' contended rows (its `--warm-up`), passed and printed
 # from here so that the table's text says what ran.
 WARM_UP = 4
+# 64x256's tasks: the leaves (the 64 roots aside), as the probes count them.
+ROOTS_X_LEAVES = 64 * 256
 
 def joins(n):
     """Joins in fib(n) with no cutoff: fib(n + 1) - 1 (one per call with n >= 2)."""
@@ -196,6 +201,43 @@ def protocol_pinned(queue, op, k):
     """The measured `floor + pins` cell of a queue row: the protocol on bare ids as ours takes
     (pinned thieves: `protocol+pin`; push+pop, whose owner never pins: `protocol`), or None."""
     return queue.get(("protocol" if op == "push+pop" else "protocol+pin", op, k))
+
+
+def one_worker_leaf(pool, leaf, fib, n_joins):
+    """64x256 at parallelism 1, per leaf, against each language's leaf as calibrated: one worker
+    runs every task there, so a pool adds at most about what one fork and join of its fib cost
+    it at parallelism 1. A JDK far above its calibrated leaf ran the leaf slower inside its pool
+    than in its calibration loop (the JIT compiles it anew there, differently from JVM to JVM):
+    then ours / JDK on 64x256 measures the two leaves, not the two pools. None when a cell is
+    missing."""
+    parts, jdk_excess = [], None
+    for system, lang, name in (("ours", "rust", "ours"), ("rayon", "rust", "rayon"), ("jdk", "java", "the JDK")):
+        c, f = pool.get((system, "64x256", 1)), pool.get((system, f"fib{fib}", 1))
+        if not (c and f and lang in leaf):
+            continue
+        each = c[0] * 1e3 / ROOTS_X_LEAVES  # us per leaf, everything included
+        join_ns = f[0] * 1e6 / n_joins
+        parts.append(f"{name} {each:.2f} us against its leaf's {leaf[lang][1]:.2f} as calibrated "
+                     f"({each - leaf[lang][1]:+.2f}; a whole fork and join of its fib{fib}: {join_ns / 1e3:.3f} us)")
+        if system == "jdk":
+            jdk_excess = (each - leaf[lang][1], join_ns / 1e3, leaf[lang][1])
+    if not parts:
+        return None
+    line = ("64x256 at parallelism 1, where one worker runs every task, per leaf (the row's median / "
+            f"{ROOTS_X_LEAVES:,}): " + "; ".join(parts) + ".")
+    if jdk_excess:
+        excess, join_us, calibrated = jdk_excess
+        if excess > 10 * join_us:
+            line += (f" The JDK's {excess:.2f} us above its leaf is {excess / join_us:.0f} times what a whole "
+                     "fork and join cost it: its leaf ran slower inside its pool than in its calibration "
+                     "loop (the JIT compiles it anew, not the same way in every JVM), so in this run ours/JDK "
+                     "on 64x256 compares the two languages' leaves more than the two pools.")
+        elif abs(excess) <= 0.02 * calibrated:
+            line += " The JDK ran its leaf at its calibrated cost, to 2%, in this run."
+        else:
+            line += (" The JDK's excess over its leaf is within ten times its fork and join: this run "
+                     "cannot tell its leaf's cost from its pool's.")
+    return line
 
 
 def floor_ratio(floor, peer):
@@ -338,6 +380,10 @@ def main():
                 missing.append(f"leaves alone 64x256 par {par}")
             w(f"| {workload} | {par} | {fmt(o)} | {fmt(r)} | {fmt(j)} | {rr} | {rj} | {rf} | {o[3] if o else '-'} | {j[3] if j else '-'} |")
     w("")
+    leaf_note = one_worker_leaf(pool, leaf, fib, n_joins)
+    if leaf_note:
+        w(leaf_note)
+        w("")
     w(f"The pools' own work per task: 64x256 again with leaves of one iteration ({max(runs, 9)} runs, "
       "median ms), over its 16,384 leaves. Here each task's memory is still in the cache when it "
       "runs; with real leaves, and more threads than cores, it often is not, and the pools' work "
@@ -352,7 +398,7 @@ def main():
     w("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for par in map(int, pars.split(",")):
         o, i, r = (bare.get((sys_, par)) for sys_ in ("ours", "ours-inside", "rayon"))
-        per = lambda ms: f"{ms * 1e6 / 16384:.0f}" if ms is not None else "-"
+        per = lambda ms: f"{ms * 1e6 / ROOTS_X_LEAVES:.0f}" if ms is not None else "-"
         ms = lambda x: f"{x:.2f}" if x is not None else "-"
         w(f"| {par} | {ms(o)} | {ms(i)} | {ms(r)} | {per(o)} | {per(i)} | {per(r)} | {ratio(o, r)} | {ratio(i, r)} |")
         missing += [f"{s} 64x256 empty leaves par {par}"
