@@ -78,9 +78,9 @@ WARM_UP = 4
 ROOTS_X_LEAVES = 64 * 256
 # An excess per leaf, over the leaf as calibrated, above this share of it is the leaf's, not the
 # pool's. The JDK's 64x256 at parallelism 1, in the tables the book keeps: on the AMD EPYC of
-# family 25 either 3-5% above its leaf (8 tables) or 16-30% (13), the JVM's JIT deciding run by
-# run; on the Intel Xeon of model 167 2-7% in all 12. A pool's work per task is well under a
-# microsecond (a tenth of the lab's 15 us leaf is 1.5).
+# family 25 either 3-4% above its leaf (5 tables) or 16-30% (14), the JVM's JIT deciding run by
+# run; on the family 23 one 5% and 17%; on the Intel Xeon of model 167 2-7% in all 12. A pool's
+# work per task is well under a microsecond (a tenth of the lab's 15 us leaf is 1.5).
 SLOW_LEAF = 0.10
 
 def joins(n):
