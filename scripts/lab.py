@@ -466,8 +466,9 @@ def main():
           f"| {fmt(pp)} | {r} | {rf} |")
         queue_verdicts.append((label, op, k, fl, (o, c)))
     w("")
-    # Ours over the floor of each contended row, split at the pinned floor: the pins' share,
-    # then the boxes'. Printed for every row, met or missed; a miss's verdict points here.
+    # Ours over the floor of each row, split at the protocol measured on bare ids: in the
+    # contended rows the pins' share, then the boxes'; in the push rows the box's. Printed for
+    # every row, met or missed; a miss's verdict points here.
     cores = os.cpu_count() or 1
     for label, op, k, fl, (o, _) in queue_verdicts:
         pp = protocol_pinned(queue, op, k)
