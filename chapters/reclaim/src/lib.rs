@@ -34,15 +34,15 @@
 //!   on. Then the thread *recycles* the boxes: [`boxed`], which every push calls, takes one of
 //!   the right size before it asks the allocator, so a fork-join loop stops calling `malloc`
 //!   and `free` once it runs warm.
-//! - **Chains** (`chain.rs`): the fast path of both. A thread's boxes of its main layout wait
-//!   and come back in lists threaded through the boxes themselves, kept in plain thread-local
-//!   cells: a push and a take each move a pointer or two, and the limbo proper is reached once
+//! - **Chains** (`chain.rs`, `fast.rs`): the fast path of both. A thread's boxes of its main
+//!   layout wait and come back in lists threaded through the boxes themselves, kept in plain
+//!   thread-local cells: a push and a take each move a pointer or two, and the limbo proper is reached once
 //!   per batch.
 //!
-//! One file per concept: `pins.rs`, `handback.rs`, `outbox.rs`, `bound.rs` (a queue's home, as
-//! thieves read it), `limbo/` (the thread's entry
-//! points in `mod.rs`, sealing and recycling in `seal.rs`), `chain.rs`, `counts.rs`,
-//! `batch.rs`, `state.rs` (a pool task's state, which no slot holds: reused with no pins), and
+//! One file per concept: `pins.rs`, `take.rs` (a task out of its box, and the box to its
+//! limbo), `handback.rs`, `outbox.rs`, `bound.rs` (a queue's home, as thieves read it),
+//! `limbo/` (the thread's entry points in `mod.rs`, sealing and recycling in `seal.rs`),
+//! `chain.rs`, `fast.rs` (the thread's two chains), `counts.rs`, `batch.rs`, `state.rs` (a pool task's state, which no slot holds: reused with no pins), and
 //! `sync.rs` (std's atomics, or loom's: the chapters use it too; under loom they write down
 //! every access, `timeline/`, for a failing model to print).
 //!
@@ -113,7 +113,7 @@ impl Drop for Guard {
 ///
 /// Zero-sized tasks are refused at compile time: all their boxes share one dangling address, so
 /// no pin could keep a thief's CAS from matching a later task's.
-#[inline(always)] // on every push and take: see `chain.rs`
+#[inline(always)] // on every push and take: see `fast.rs`
 pub fn boxed<T>(task: T) -> *mut T {
     const { assert!(size_of::<T>() > 0, "a queue's task type must not be zero-sized") };
     #[cfg(not(loom))]
@@ -133,24 +133,10 @@ pub fn boxed<T>(task: T) -> *mut T {
 #[inline(always)]
 pub fn recycled<T>() -> *mut T {
     #[cfg(not(loom))]
-    if let Some(m) = chain::FAST.with(|f| f.pop_ready(std::alloc::Layout::new::<T>())) {
+    if let Some(m) = fast::FAST.with(|f| f.pop_ready(std::alloc::Layout::new::<T>())) {
         return m.cast();
     }
     std::ptr::null_mut()
-}
-
-/// A thief's take that keeps the box: moves the task out of `p`; the box joins this thread's
-/// own batches, reused or freed once no pinned thread can still hold `p` (the other thief's
-/// take, [`take_sending_box_home`], sends it to its pusher instead). `guard` is the pin the
-/// thief held since it read `p`.
-///
-/// # Safety
-/// `p` is null, or a pointer that [`boxed`] made and that the caller took out of its slot (a
-/// successful CAS to null) while holding `guard`, so that no one else can take it.
-pub unsafe fn take_keeping_box<T>(p: *mut T, guard: &Guard) -> Option<T> {
-    let _ = guard; // the pin mattered while `p` was compared; the garbage waits for all pins
-    // SAFETY: the caller's contract is `take_own`'s, and more.
-    unsafe { take_own(p) }
 }
 
 /// Where a thread's task boxes go back to when another thread takes them: the thread that
@@ -171,94 +157,12 @@ pub fn home() -> std::sync::Arc<Home> {
     std::sync::Arc::new(Home {})
 }
 
-// ANCHOR: take_sending_box_home
-/// A thief's take, after its pin has ended: moves the task out of `p`, and sends the memory
-/// back to `home`, the thread that pushed it, where one is bound (else keeps it, as
-/// [`take_keeping_box`]). The box goes by way of this thread's outbox (`outbox.rs`), a few at a
-/// time: [`send_pending`] sends what it holds. The thief's pin covers its reads of the slot up
-/// to its CAS; from the CAS on, the task is the thief's alone, so the rest, which may wait for
-/// a lock, runs unpinned (a thread descheduled while pinned holds back every batch sealed
-/// meanwhile).
-///
-/// Why send it home: recycled into the thief's own pushes, a stolen box would share its cache
-/// line with the pusher's boxes, and the two threads' writes would fight over the line (false
-/// sharing), on more lines with every steal. A long-lived pool slowed down run after run so.
-///
-/// `home` should be the queue's (chapter 4's `WorkQueue::home`), bound by the thread that
-/// pushes there (any thread's batches are safe for the box; only the pusher's keep boxes
-/// apart from other threads').
-///
-/// # Safety
-/// `p` is null, or a pointer that [`boxed`] made and that the caller took out of its slot with
-/// a successful CAS to null while pinned.
-#[inline] // on every steal
-pub unsafe fn take_sending_box_home<T>(p: *mut T, home: &BoundHome) -> Option<T> {
-    #[cfg(not(loom))]
-    {
-        let to = home.addr(); // null: no home bound (yet), or none
-        if !p.is_null() && !to.is_null() {
-            // SAFETY: the caller took the task at p out of its slot.
-            let task = unsafe { p.read() };
-            limbo::send_home(p.cast(), std::alloc::Layout::new::<T>(), to, home);
-            return Some(task);
-        }
-    }
-    #[cfg(loom)]
-    let _ = home; // boxes are freed at once under loom
-    // No home (an unbound `BoundHome`, or one bound to none): kept here, as `take_keeping_box`.
-    // SAFETY: the caller's contract is `take_own`'s, and more.
-    unsafe { take_own(p) }
-}
-// ANCHOR_END: take_sending_box_home
-
-/// Sends home now the stolen boxes this thread holds for another thread (see `take_sending_box_home`):
-/// for a thread about to wait, so that the boxes do not wait with it. (Nothing under loom.)
-pub fn send_pending() {
-    #[cfg(not(loom))]
-    outbox::send_now();
-}
-
-/// The owner's take (and a thief's, through `take_keeping_box`): moves the task out of `p`; its memory
-/// is reused or freed once every thread pinned now has unpinned.
-///
-/// # Safety
-/// `p` is null, or a pointer that [`boxed`] made and that the caller took out of its slot (swap
-/// or successful CAS to null), so that no one else can take it.
-#[inline(always)] // on every push and take: see `chain.rs`
-pub unsafe fn take_own<T>(p: *mut T) -> Option<T> {
-    if p.is_null() {
-        return None;
-    }
-    // SAFETY: the caller owns the task at p (its swap or CAS emptied the slot).
-    let task = unsafe { p.read() };
-    // SAFETY: from `boxed`, emptied just above, out of its slot and the caller's alone.
-    unsafe { release_empty(p) };
-    Some(task)
-}
-
-/// Hands back the memory of a box whose task was already moved out ([`take_own`] after its
-/// read, and an owner's spare pushed out by a newer one, chapter 4's `Spares`): it is reused or
-/// freed once every thread pinned now has unpinned.
-///
-/// # Safety
-/// `p` is a pointer that [`boxed`] made, holding no value, that no slot holds and no one else
-/// will use.
-#[inline(always)] // on every take: see `chain.rs`
-pub unsafe fn release_empty<T>(p: *mut T) {
-    #[cfg(not(loom))]
-    limbo::keep(p.cast(), std::alloc::Layout::new::<T>());
-    #[cfg(loom)]
-    // SAFETY: the memory came from Box::into_raw and holds no value (caller). An early free is
-    // harmless here: loom's models never wrap the ring while a thief holds a pointer.
-    drop(unsafe { Box::from_raw(p.cast::<std::mem::MaybeUninit<T>>()) });
-}
-
 /// Counts one box reused outside [`boxed`]: an owner's spare (chapter 4's `Spares`), in
 /// [`BoxCounts::reused`] with the rest. (Nothing under loom.)
 #[inline(always)]
 pub fn note_reused() {
     #[cfg(not(loom))]
-    chain::FAST.with(|f| f.noted.set(f.noted.get() + 1));
+    fast::FAST.with(|f| f.noted.set(f.noted.get() + 1));
 }
 
 /// The fence a seal pays (`barrier.rs`): `membarrier` where pins leave their fence to the
@@ -293,6 +197,8 @@ mod batch;
 mod bound;
 #[cfg(not(loom))]
 mod chain;
+#[cfg(not(loom))]
+mod fast;
 pub use bound::BoundHome;
 pub mod handback;
 #[cfg(not(loom))]
@@ -304,3 +210,5 @@ pub use outbox::SEND_EVERY;
 pub mod pins;
 mod state;
 pub use state::{boxed_state, free_state};
+mod take;
+pub use take::{release_empty, send_pending, take_keeping_box, take_own, take_sending_box_home};

@@ -9,10 +9,10 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use super::batch::{Block, Garbage, Sealed};
-use super::chain::FAST;
 use super::handback::Inbox;
 use super::outbox::{Empties, post};
 use super::{BATCH, BoundHome, HOME_SEAL, Home};
+use crate::fast::FAST;
 
 mod seal;
 

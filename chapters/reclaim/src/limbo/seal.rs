@@ -6,8 +6,9 @@ use std::sync::PoisonError;
 
 use super::{KEEP, Limbo, OWN_HOME};
 use crate::batch::{Block, Garbage, ORPHANS, Sealed, free_orphans};
-use crate::chain::{Chain, FAST, Fast};
+use crate::chain::Chain;
 use crate::counts::add;
+use crate::fast::{FAST, Fast};
 use crate::handback::{close_returned, seal_returned};
 use crate::pins::registry;
 
