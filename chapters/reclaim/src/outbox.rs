@@ -78,7 +78,7 @@ impl Empties {
 }
 
 /// This thread's boxes for one home, all of one layout: a fixed array that a post fills with
-/// one store, in `Cell`s of a `const` thread-local (as chapter 2's chains, `chain.rs`).
+/// one store, in `Cell`s of a `const` thread-local (as chapter 2's chains, `fast.rs`).
 ///
 /// Invariant: `boxes[..len]` are boxes of `layout` taken by this thread from a queue that
 /// `home`'s thread pushes to, holding no value, this outbox's alone; `len < SEND_EVERY`; `to` is
