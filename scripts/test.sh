@@ -182,8 +182,18 @@ book_names_check_fails() {
   out=$(python3 scripts/book_names.py --page "$tmp/draft.md" 2>&1) && { echo "a page naming a missing test passed"; ok=1; }
   grep -q "draft.md:1: \`$name\` is named by the book but found in no source file" <<<"$out" ||
     { echo "the missing name was not shown with its page and line:"; echo "$out"; ok=1; }
+  # The JDK half, where a JDK 25 with its sources is here: a misspelt JDK method must fail too.
+  local jdk_name="tryRemoveAndExec$RANDOM" # no JDK method ends in digits
+  printf 'The JDK calls `WorkQueue.%s` first.\n' "$jdk_name" >"$tmp/jdk.md"
+  if [ -f "$(probes/jdk/run.sh --home)/lib/src.zip" ]; then
+    out=$(python3 scripts/book_names.py --page "$tmp/jdk.md" 2>&1) && { echo "a page naming a JDK method JDK 25 lacks passed"; ok=1; }
+    grep -q "jdk.md:1: \`$jdk_name\` is quoted as the JDK's but JDK 25 has no such name" <<<"$out" ||
+      { echo "the misspelt JDK name was not shown with its page and line:"; echo "$out"; ok=1; }
+  else
+    echo "no JDK 25 with lib/src.zip here: the JDK half of the name check was not tried"
+  fi
   rm -rf "$tmp"
-  [ $ok = 0 ] && echo "book_names.py names the page line that quotes a name no source has, and fails"
+  [ $ok = 0 ] && echo "book_names.py names the page line that quotes a name no source has (or, from the JDK, one JDK 25 lacks), and fails"
 }
 
 # The chapter-diff check must be able to fail: in a copy of chapters/, never this tree, the
@@ -396,7 +406,7 @@ step "contention lab, smoke run (scripts/lab.py --quick)" python3 scripts/lab.py
 step "the lab prints its floors, ours/floor and a verdict per target" lab_floors_printed
 step "book: diagrams match scripts/diagrams.py" python3 scripts/diagrams.py --check
 step "the diagram check fails on a changed or missing SVG" diagram_check_fails
-step "book: every snake_case name it quotes exists in the sources" python3 scripts/book_names.py
+step "book: every name it quotes exists (snake_case in the sources, JDK camelCase in JDK 25)" python3 scripts/book_names.py
 step "the name check fails on a name no source has" book_names_check_fails
 step "book: chapter diffs match the crates" python3 scripts/chapter_diff.py --check
 step "the chapter-diff check fails when a crate changes" chapter_diff_check_fails

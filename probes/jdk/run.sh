@@ -4,15 +4,17 @@
 # never failed.
 #
 #   probes/jdk/run.sh [ProbeClass [args...]]
+#   probes/jdk/run.sh --home     prints the JDK 25's folder and runs nothing (prints nothing,
+#                                exit 0, without one): the one place that looks for it
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 class=${1:-PhaseProbe}
 shift || true
 probes() { (cd "$here" && ls -- *.java | sed 's/\.java$//' | paste -sd' '); }
 case $class in
-  -h | --help) echo "probes/jdk/run.sh [ProbeClass [args...]], ProbeClass one of: $(probes)"; exit 0 ;;
+  -h | --help) echo "probes/jdk/run.sh [ProbeClass [args...]] | --home, ProbeClass one of: $(probes)"; exit 0 ;;
 esac
-if [ ! -f "$here/$class.java" ]; then
+if [ "$class" != --home ] && [ ! -f "$here/$class.java" ]; then
   echo "run.sh: no probe '$class' in probes/jdk; the probes are: $(probes)" >&2
   exit 2
 fi
@@ -25,6 +27,10 @@ else
   for d in /usr/lib/jvm/*; do
     if is_25 "$d"; then jdk=$d; break; fi
   done
+fi
+if [ "$class" = --home ]; then
+  [ -n "$jdk" ] && echo "$jdk"
+  exit 0
 fi
 if [ -z "$jdk" ]; then
   echo "jdk: no JDK 25 found (JAVA_HOME=${JAVA_HOME:-unset}, /usr/lib/jvm): the JDK comparison is skipped"
