@@ -18,6 +18,7 @@ invented one reads as well as a real one. So a backticked lowerCamelCase word co
 when it is a word of `java.util.concurrent`'s sources in the `lib/src.zip` of the JDK 25 that
 `probes/jdk/run.sh --home` finds, or is listed in NOT_JDK. Without a JDK 25, or a JDK without
 its sources, that half is skipped with a message, never failed.
+
 Measured figures and lab tables are not pages: they are written by the probes.
 """
 
