@@ -165,8 +165,8 @@ pub fn note_reused() {
     fast::FAST.with(|f| f.noted.set(f.noted.get() + 1));
 }
 
-/// The fence a seal pays (`barrier.rs`): `membarrier` where pins leave their fence to the
-/// seals, else a SeqCst fence. Public for `atomic-costs` to time; a seal is the only caller
+/// The fence a seal pays (`barrier.rs`): a SeqCst fence, and `membarrier` as well where pins
+/// leave their fence to the seals. Public for `atomic-costs` to time; a seal is the only caller
 /// that needs it.
 #[cfg(not(loom))]
 pub fn seal_fence() {

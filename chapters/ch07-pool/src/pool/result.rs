@@ -14,9 +14,10 @@ pub(super) struct ResultSlot<R> {
     value: UnsafeCell<Option<std::thread::Result<R>>>,
 }
 
-// SAFETY: `value` is written by one task, once, before the Release store of `done`, and read by
-// one waiter (`join` consumes its handle), once, after an Acquire load of `done` saw true: the
-// two accesses never overlap. `R: Send` because the value moves from the task's thread.
+// SAFETY: `value` is written by one task, once, before `Done::set` publishes DONE (a Release
+// CAS, or an AcqRel swap), and read by one waiter (`join` consumes its handle), once, after an
+// Acquire load of `done` saw true: the two accesses never overlap. `R: Send` because the value
+// moves from the task's thread.
 unsafe impl<R: Send> Sync for ResultSlot<R> {}
 
 impl<R> ResultSlot<R> {
