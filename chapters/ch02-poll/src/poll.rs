@@ -42,7 +42,8 @@ pub fn poll<T>(q: &WorkQueue<T>, stats: &mut PollStats) -> *mut T {
             // owner's swap on the same slot, and its Acquire covers the task's contents.
             if q.slot(b).compare_exchange(t, null_mut(), SeqCst, Relaxed).is_ok() {
                 // SeqCst store (the JDK's putIntVolatile): Release publishes "index b is taken"
-                // to the owner's Acquire read of base, and it reaches other thieves promptly.
+                // to the owner's Acquire read of base; SeqCst only follows the JDK (chapter 4
+                // keeps Release).
                 q.base.store(b.wrapping_add(1), SeqCst);
                 return t;
             }
