@@ -65,9 +65,8 @@ def is_page(path, root):
             and not Path(rel).name.startswith("lab-table"))
 
 
-def missing_names(root, extra=()):
+def missing_names(root, files, extra=()):
     """(page:line, name) for every quoted name found nowhere in the sources."""
-    files = tracked(root)
     words, stems = set(), {f.stem for f in files}
     for f in files:
         if f.name == Path(__file__).name:
@@ -116,10 +115,10 @@ def jdk_words(root):
     return words, str(src)
 
 
-def missing_jdk_names(root, extra, words):
+def missing_jdk_names(root, files, extra, words):
     """(page:line, name) for every quoted lowerCamelCase name that JDK 25 does not have."""
     gone = []
-    for page, shown in pages(root, tracked(root), extra):
+    for page, shown in pages(root, files, extra):
         for n, line in enumerate(page.read_text().splitlines(), 1):
             for span in SPAN.findall(line):
                 for name in CAMEL.findall(span):
@@ -135,12 +134,13 @@ def main():
     p.add_argument("--page", action="append", default=[], help="a page to check beside the book's")
     args = p.parse_args()
     root = args.dir.resolve()
-    gone = missing_names(root, args.page)
+    files = tracked(root)
+    gone = missing_names(root, files, args.page)
     for where, name in gone:
         print(f"{where}: `{name}` is named by the book but found in no source file",
               file=sys.stderr)
     words, source = jdk_words(root)
-    jdk_gone = [] if words is None else missing_jdk_names(root, args.page, words)
+    jdk_gone = [] if words is None else missing_jdk_names(root, files, args.page, words)
     for where, name in jdk_gone:
         print(f"{where}: `{name}` is quoted as the JDK's but JDK 25 has no such name "
               f"({source})", file=sys.stderr)

@@ -81,7 +81,7 @@ impl Done {
     /// Whether the task has finished; once true, what it wrote before `set` is visible.
     #[inline]
     pub fn is_done(&self) -> bool {
-        self.state.load(Acquire) == DONE // Acquire: pairs with `set`'s CAS (Release) or swap (AcqRel)
+        self.state.load(Acquire) == DONE // Acquire: pairs with `set`'s Release CAS or AcqRel swap
     }
 
     // ANCHOR: set

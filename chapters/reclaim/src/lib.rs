@@ -27,24 +27,23 @@
 //!   store and a SeqCst fence (one locked swap on x86-64; on Linux, a store whose fence the
 //!   seals pay with `membarrier`: `barrier.rs`), unpinning a store. No global epoch.
 //! - **Limbo** (`limbo/`): each thread keeps what it took (a thief hands a box back to the
-//!   thread that pushed it instead, when it knows which: [`take_sending_box_home`], `handback.rs`, a few
-//!   at a time through the thief's `outbox.rs`), and
-//!   every [`BATCH`] takes *seals* a batch: a fence, then a look at every thread's counter,
-//!   noting those that are odd. The batch is past its pins once each noted counter has moved
-//!   on. Then the thread *recycles* the boxes: [`boxed`], which every push calls, takes one of
-//!   the right size before it asks the allocator, so a fork-join loop stops calling `malloc`
-//!   and `free` once it runs warm.
+//!   thread that pushed it instead, when it knows which: [`take_sending_box_home`],
+//!   `handback.rs`, a few at a time through the thief's `outbox.rs`), and every [`BATCH`] takes
+//!   *seals* a batch: a fence, then a look at every thread's counter, noting those that are odd.
+//!   The batch is past its pins once each noted counter has moved on. Then the thread *recycles*
+//!   the boxes: [`boxed`], which every push calls, takes one of the right size before it asks
+//!   the allocator, so a fork-join loop stops calling `malloc` and `free` once it runs warm.
 //! - **Chains** (`chain.rs`, `fast.rs`): the fast path of both. A thread's boxes of its main
 //!   layout wait and come back in lists threaded through the boxes themselves, kept in plain
-//!   thread-local cells: a push and a take each move a pointer or two, and the limbo proper is reached once
-//!   per batch.
+//!   thread-local cells: a push and a take each move a pointer or two, and the limbo proper is
+//!   reached once per batch.
 //!
-//! One file per concept: `pins.rs`, `take.rs` (a task out of its box, and the box to its
-//! limbo), `handback.rs`, `outbox.rs`, `bound.rs` (a queue's home, as thieves read it),
-//! `limbo/` (the thread's entry points in `mod.rs`, sealing and recycling in `seal.rs`),
-//! `chain.rs`, `fast.rs` (the thread's two chains), `counts.rs`, `batch.rs`, `state.rs` (a pool task's state, which no slot holds: reused with no pins), and
-//! `sync.rs` (std's atomics, or loom's: the chapters use it too; under loom they write down
-//! every access, `timeline/`, for a failing model to print).
+//! One file per concept: `pins.rs`, `take.rs` (a task out of its box, and the box to its limbo),
+//! `handback.rs`, `outbox.rs`, `bound.rs` (a queue's home, as thieves read it), `limbo/` (the
+//! thread's entry points in `mod.rs`, sealing and recycling in `seal.rs`), `chain.rs`, `fast.rs`
+//! (the thread's two chains), `counts.rs`, `batch.rs`, `state.rs` (a pool task's state, which no
+//! slot holds: reused with no pins), and `sync.rs` (std's atomics, or loom's: the chapters use
+//! it too; under loom they write down every access, `timeline/`, for a failing model to print).
 //!
 //! The pins, and the hand-back of a stolen box, have loom models of their own (`tests/loom.rs`,
 //! with a [`pins::Registry`] and a [`handback::Inbox`] made in the model); under loom, [`pin`]
@@ -64,15 +63,15 @@
 /// timed the same on fib(30); larger ones keep more memory waiting.)
 pub const BATCH: usize = 2048;
 
-/// Boxes that must have come home before a thread with no box to reuse seals for them (one
-/// whose tasks are all stolen takes nothing, so never seals every [`BATCH`] takes). Each seal
-/// pays the heavy fence (`barrier.rs`): where that is `membarrier`, it interrupts the core of
-/// every thread of the process running at the time, and it took 8.7 to 11.3 µs with one thread
+/// Boxes that must have come home before a thread with no box to reuse seals for them (one whose
+/// tasks are all stolen takes nothing, so never seals every [`BATCH`] takes). Each seal pays the
+/// heavy fence (`barrier.rs`): where that is `membarrier`, it interrupts the core of every
+/// thread of the process running at the time, and it took 8.7 to 11.3 µs with one thread
 /// spinning beside it (medians of `atomic-costs`' `seal fence` row in the contention lab's five
 /// runs of 17:07 to 17:13 UTC; AMD EPYC of family 25, a 2-core KVM guest, 2026-12-06). At one
 /// seal per 2,048 boxes, that was 4 to 5.5 ns a box on the owner's side of a race where it
-/// pushed every 8 to 20 ns there: at 16 batches, a third of a nanosecond, for 32,768 boxes in flight
-/// (1 MiB of 32-byte boxes) where 2,048 were.
+/// pushed every 8 to 20 ns there: at 16 batches, a third of a nanosecond, for 32,768 boxes in
+/// flight (1 MiB of 32-byte boxes) where 2,048 were.
 pub const HOME_SEAL: usize = 16 * BATCH;
 
 /// A pin, held while a thread reads task pointers out of slots: its counter is odd meanwhile

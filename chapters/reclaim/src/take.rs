@@ -12,8 +12,8 @@ use crate::{limbo, outbox};
 /// thief held since it read `p`.
 ///
 /// # Safety
-/// `p` is null, or a pointer that [`boxed`](crate::boxed) made and that the caller took out of its slot (a
-/// successful CAS to null) while holding `guard`, so that no one else can take it.
+/// `p` is null, or a pointer that [`boxed`](crate::boxed) made and that the caller took out of
+/// its slot (a successful CAS to null) while holding `guard`, so that no one else can take it.
 pub unsafe fn take_keeping_box<T>(p: *mut T, guard: &Guard) -> Option<T> {
     let _ = guard; // the pin mattered while `p` was compared; the garbage waits for all pins
     // SAFETY: the caller's contract is `take_own`'s, and more.
@@ -38,8 +38,8 @@ pub unsafe fn take_keeping_box<T>(p: *mut T, guard: &Guard) -> Option<T> {
 /// apart from other threads').
 ///
 /// # Safety
-/// `p` is null, or a pointer that [`boxed`](crate::boxed) made and that the caller took out of its slot with
-/// a successful CAS to null while pinned.
+/// `p` is null, or a pointer that [`boxed`](crate::boxed) made and that the caller took out of
+/// its slot with a successful CAS to null while pinned.
 #[inline] // on every steal
 pub unsafe fn take_sending_box_home<T>(p: *mut T, home: &BoundHome) -> Option<T> {
     #[cfg(not(loom))]
@@ -60,19 +60,20 @@ pub unsafe fn take_sending_box_home<T>(p: *mut T, home: &BoundHome) -> Option<T>
 }
 // ANCHOR_END: take_sending_box_home
 
-/// Sends home now the stolen boxes this thread holds for another thread (see `take_sending_box_home`):
-/// for a thread about to wait, so that the boxes do not wait with it. (Nothing under loom.)
+/// Sends home now the stolen boxes this thread holds for another thread (see
+/// `take_sending_box_home`): for a thread about to wait, so that the boxes do not wait with it.
+/// (Nothing under loom.)
 pub fn send_pending() {
     #[cfg(not(loom))]
     outbox::send_now();
 }
 
-/// The owner's take (and a thief's, through `take_keeping_box`): moves the task out of `p`; its memory
-/// is reused or freed once every thread pinned now has unpinned.
+/// The owner's take (and a thief's, through `take_keeping_box`): moves the task out of `p`; its
+/// memory is reused or freed once every thread pinned now has unpinned.
 ///
 /// # Safety
-/// `p` is null, or a pointer that [`boxed`](crate::boxed) made and that the caller took out of its slot (swap
-/// or successful CAS to null), so that no one else can take it.
+/// `p` is null, or a pointer that [`boxed`](crate::boxed) made and that the caller took out of
+/// its slot (swap or successful CAS to null), so that no one else can take it.
 #[inline(always)] // on every push and take: see `fast.rs`
 pub unsafe fn take_own<T>(p: *mut T) -> Option<T> {
     if p.is_null() {
@@ -90,8 +91,8 @@ pub unsafe fn take_own<T>(p: *mut T) -> Option<T> {
 /// freed once every thread pinned now has unpinned.
 ///
 /// # Safety
-/// `p` is a pointer that [`boxed`](crate::boxed) made, holding no value, that no slot holds and no one else
-/// will use.
+/// `p` is a pointer that [`boxed`](crate::boxed) made, holding no value, that no slot holds and
+/// no one else will use.
 #[inline(always)] // on every take: see `fast.rs`
 pub unsafe fn release_empty<T>(p: *mut T) {
     #[cfg(not(loom))]
