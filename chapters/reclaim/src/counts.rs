@@ -5,9 +5,10 @@
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// How many boxes [`boxed`](crate::boxed) and the owners' spares (chapter 4) have handed out
-/// since the program started, recycled and from the allocator. Each thread adds its counts every [`BATCH`](crate::BATCH) takes and
-/// when it exits, so the totals are exact once the threads that pushed have exited (a pool
-/// after its shutdown), and lag behind before. (Under loom, zeros: nothing is recycled there.)
+/// since the program started, recycled and from the allocator. Each thread adds its counts
+/// every [`BATCH`](crate::BATCH) takes and when it exits, so the totals are exact once the
+/// threads that pushed have exited (a pool after its shutdown), and lag behind before. (Under
+/// loom, zeros: nothing is recycled there.)
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct BoxCounts {
     pub reused: u64,

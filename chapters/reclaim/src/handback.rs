@@ -1,5 +1,6 @@
-//! Boxes handed back to the thread that pushed them ([`super::take_sending_box_home`]), and the order
-//! in which a seal takes them in. Public, and compiled under loom, for chapter 2's model.
+//! Boxes handed back to the thread that pushed them ([`super::take_sending_box_home`]), and
+//! the order in which a seal takes them in. Public, and compiled under loom, for chapter 2's
+//! model.
 
 use crate::sync::Ordering::Relaxed;
 use crate::sync::{AtomicUsize, Mutex, MutexGuard};

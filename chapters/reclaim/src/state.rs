@@ -80,7 +80,9 @@ mod cache {
     const NONE: Layout = Layout::new::<()>();
 
     thread_local! {
-        static SPARE: Spare = const { Spare { layout: Cell::new(NONE), free: Cell::new(Chain::EMPTY) } };
+        static SPARE: Spare = const {
+            Spare { layout: Cell::new(NONE), free: Cell::new(Chain::EMPTY) }
+        };
     }
 
     impl Spare {
