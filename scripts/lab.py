@@ -285,7 +285,11 @@ def main():
                f"{a.leaf_us:g}us", fib, pars, "rows"])
     # The queue rows pool the runs of several processes: a process's runs agree with each other
     # more than with another process's (where the OS puts the threads, and the heap, differ).
-    procs = 1 if a.quick else 3
+    # A process takes about half a second. Eight repetitions of this step, pooled over 3
+    # processes, put push+steal at 1.14 to 1.45 times crossbeam and one thief at 0.77 to 6.46;
+    # pooled over 15, at 1.18 to 1.20 and 0.85 to 1.42 (AMD EPYC of family 25, 2 cores,
+    # 2026-12-07, queue-ops --runs 5 --tasks 200000 --thieves 1,2,4 --warm-up 4 --rows).
+    procs = 1 if a.quick else 15
     qs = [run([os.path.join(bin_dir, "queue-ops"), "--runs", str(runs), "--tasks", tasks,
                "--thieves", thieves, "--warm-up", str(WARM_UP), "--rows"]) for _ in range(procs)]
     q = "".join(qs)
