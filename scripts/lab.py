@@ -257,7 +257,8 @@ def floor_ratio(floor, peer):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a smoke run with tiny sizes")
-    ap.add_argument("--runs", type=int, help="runs per row (default 5; 1 with --quick); ours' and rayon's fib rows take 4 x runs + 1")
+    ap.add_argument("--runs", type=int, help="runs per row (default 5; 1 with --quick); ours' and rayon's fib rows take 4 x runs + 1, "
+                    "the queue rows that many in each of 15 processes (one with --quick)")
     ap.add_argument("--leaf-us", type=float, default=15.0, help="cost of one leaf (default 15 us)")
     ap.add_argument("--out", default=os.path.join(ROOT, "target", "lab", "table.md"))
     a = ap.parse_args()
@@ -288,7 +289,9 @@ def main():
     # A process takes about half a second. Eight repetitions of this step, pooled over 3
     # processes, put push+steal at 1.14 to 1.45 times crossbeam and one thief at 0.77 to 6.46;
     # pooled over 15, at 1.18 to 1.20 and 0.85 to 1.42 (AMD EPYC of family 25, 2 cores,
-    # 2026-12-07, queue-ops --runs 5 --tasks 200000 --thieves 1,2,4 --warm-up 4 --rows).
+    # 2026-12-07, queue-ops --runs 5 --tasks 200000 --thieves 1,2,4 --warm-up 4 --rows). That
+    # steadies the spread between processes, not a slow spell of the host that lasts the whole
+    # step: the lab's run of 05:06 that day read 4.68 for one thief (the contention page).
     procs = 1 if a.quick else 15
     qs = [run([os.path.join(bin_dir, "queue-ops"), "--runs", str(runs), "--tasks", tasks,
                "--thieves", thieves, "--warm-up", str(WARM_UP), "--rows"]) for _ in range(procs)]
