@@ -80,19 +80,18 @@ def missing_names(root, files, extra=()):
         else:
             continue
         words.update(re.findall(r"[A-Za-z0-9_]+", text))
-    gone = []
-    for page, shown in pages(root, files, extra):
-        for n, line in enumerate(page.read_text().splitlines(), 1):
-            for name in NAME.findall(line):
-                if name not in words and name not in stems and name not in ELSEWHERE:
-                    gone.append((f"{shown}:{n}", name))
-    return gone
+    return [(where, name) for where, line in page_lines(root, files, extra)
+            for name in NAME.findall(line)
+            if name not in words and name not in stems and name not in ELSEWHERE]
 
 
-def pages(root, files, extra):
-    """The book's pages (tracked, or given), each with the path to show for it."""
+def page_lines(root, files, extra):
+    """Every line of the book's pages (tracked, or given), with its `page:line` to show."""
     found = [f for f in files if is_page(f, root)] + [Path(e).resolve() for e in extra]
-    return [(p, p.relative_to(root) if p.is_relative_to(root) else p) for p in found]
+    for page in found:
+        shown = page.relative_to(root) if page.is_relative_to(root) else page
+        for n, line in enumerate(page.read_text().splitlines(), 1):
+            yield f"{shown}:{n}", line
 
 
 def jdk_words(root):
@@ -117,14 +116,9 @@ def jdk_words(root):
 
 def missing_jdk_names(root, files, extra, words):
     """(page:line, name) for every quoted lowerCamelCase name that JDK 25 does not have."""
-    gone = []
-    for page, shown in pages(root, files, extra):
-        for n, line in enumerate(page.read_text().splitlines(), 1):
-            for span in SPAN.findall(line):
-                for name in CAMEL.findall(span):
-                    if name not in words and name not in NOT_JDK:
-                        gone.append((f"{shown}:{n}", name))
-    return gone
+    return [(where, name) for where, line in page_lines(root, files, extra)
+            for span in SPAN.findall(line) for name in CAMEL.findall(span)
+            if name not in words and name not in NOT_JDK]
 
 
 def main():

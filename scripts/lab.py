@@ -74,6 +74,9 @@ def ratio(a, b):
 # Untimed races per queue before queue-ops' contended rows (its `--warm-up`), passed and printed
 # from here so that the table's text says what ran.
 WARM_UP = 4
+
+# Processes of queue-ops whose runs the queue rows pool (one with --quick): see `main`.
+QUEUE_PROCS = 15
 # 64x256's tasks: the leaves (the 64 roots aside), as the probes count them.
 ROOTS_X_LEAVES = 64 * 256
 # An excess per leaf, over the leaf as calibrated, above this share of it is the leaf's, not the
@@ -258,7 +261,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a smoke run with tiny sizes")
     ap.add_argument("--runs", type=int, help="runs per row (default 5; 1 with --quick); ours' and rayon's fib rows take 4 x runs + 1, "
-                    "the queue rows that many in each of 15 processes (one with --quick)")
+                    f"the queue rows that many in each of {QUEUE_PROCS} processes (one with --quick)")
     ap.add_argument("--leaf-us", type=float, default=15.0, help="cost of one leaf (default 15 us)")
     ap.add_argument("--out", default=os.path.join(ROOT, "target", "lab", "table.md"))
     a = ap.parse_args()
@@ -292,7 +295,7 @@ def main():
     # 2026-12-07, queue-ops --runs 5 --tasks 200000 --thieves 1,2,4 --warm-up 4 --rows). That
     # steadies the spread between processes, not a slow spell of the host that lasts the whole
     # step: the lab's run of 05:06 that day read 4.68 for one thief (the contention page).
-    procs = 1 if a.quick else 15
+    procs = 1 if a.quick else QUEUE_PROCS
     qs = [run([os.path.join(bin_dir, "queue-ops"), "--runs", str(runs), "--tasks", tasks,
                "--thieves", thieves, "--warm-up", str(WARM_UP), "--rows"]) for _ in range(procs)]
     q = "".join(qs)
