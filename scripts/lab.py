@@ -11,7 +11,8 @@ It runs four probes (the first three print tab-separated rows with --rows):
                                       each pool's own work per task)
   probes/jdk/StealExperiment.java     64 x 256 and fib(N) on the JDK 25 (skipped, with a note,
                                       without one)
-  probes/src/bin/queue-ops.rs         push+pop, push+steal, 1 owner + k thieves, ours and crossbeam
+  probes/src/bin/queue-ops.rs         push+pop, push+steal, 1 owner + k thieves, one thief at a paced
+                                      owner's heels; ours, crossbeam and the bare protocol
   probes/src/bin/atomic-costs.rs      what one load, swap, CAS, fence, allocation, seal costs here
 and, where valgrind is installed, counts the instructions of a queue's push+pop and push+steal
 and of a pool's fork and join (queue-ops --count, forkjoin-steals --count): the same from run
@@ -210,6 +211,24 @@ def protocol_pinned(queue, op, k):
     """The measured `floor + pins` cell of a queue row: the protocol on bare ids as ours takes
     (pinned thieves: `protocol+pin`; push+pop, whose owner never pins: `protocol`), or None."""
     return queue.get(("protocol" if op == "push+pop" else "protocol+pin", op, k))
+
+
+def at_heels(queue):
+    """The heels row (`queue-ops`: one thief, the owner paced so that the thief takes each task
+    as it lands), ns above the pace: (the protocol / crossbeam, a line that says where the time
+    goes), or None when a cell is missing."""
+    o, c, p, pp, u = (queue.get((who, "heels", 1)) for who in
+                      ("ours", "crossbeam", "protocol", "protocol+pin", "protocol-unfenced"))
+    if not (o and c and p and pp and u):
+        return None
+    return p[0] / c[0], (
+        f"- at the heels (the owner paced, its thief taking each task as it lands and then polling "
+        f"the lines of the next push; `queue-ops`' heels row), per task above the pace: crossbeam "
+        f"{c[0]:.1f} ns, the protocol alone {p[0]:.1f} ({p[0] / c[0]:.2f} x crossbeam), and with its "
+        f"push's swap made a plain Release store (`protocol-unfenced`, not the JDK's protocol) "
+        f"{u[0]:.1f}: the JDK's fully fenced push costs {p[0] - u[0]:.1f} ns a task there, waiting for "
+        f"the lines the thief has read; the pins {pp[0] - p[0]:.1f}, ours' task boxes and their "
+        f"hand-back {o[0] - pp[0]:.1f}")
 
 
 def one_worker_leaf(pool, leaf, fib, n_joins):
@@ -459,19 +478,25 @@ def main():
       "chapter 2's pin around each poll, as ours has (`Protocol::pinned`): ours over it is what "
       "the task boxes and their hand-back cost. In the push+pop and push+steal rows, `floor + "
       "pins` is measured too: the same pairs on the protocol with bare ids, the thief's take "
-      "pinned (the owner's never is): ours over it is what the task's box costs.")
+      "pinned (the owner's never is): ours over it is what the task's box costs. The heels row: "
+      "one thief, and the owner paced by a loop before each push (`queue-ops --pace`, timed alone "
+      "beside each run), so that the thief takes each task as it lands and its next poll reads "
+      "the lines the owner's next push writes; ns per task above the pace. It has no target: it "
+      "measures the regime a contended run falls into when its thief catches up (`race-rounds`' "
+      "slow rounds).")
     w("")
     w("| operation | ours ns | crossbeam ns | floor ns | floor + pins ns | ours/crossbeam | ours/floor |")
     w("|---|---:|---:|---:|---:|---:|---:|")
     queue_floor = {"push+pop": 2 * swap, "push+steal": swap + cas}
     queue_verdicts = []
-    for op, k in sorted({(op, k) for (_, op, k) in queue}, key=lambda x: (x[1], x[0])):
+    for op, k in sorted({(op, k) for (_, op, k) in queue}, key=lambda x: (x[0] == "heels", x[1], x[0])):
         o, c = queue.get(("ours", op, k)), queue.get(("crossbeam", op, k))
         r = ratio(o and o[0], c and c[0])
         p, pp = queue.get(("protocol", op, k)), protocol_pinned(queue, op, k)
         fl = queue_floor.get(op) if not k else (p and p[0])
         rf = ratio(o and o[0], fl) if fl else "-"
-        label = f"1 owner + {k} thie{'f' if k == 1 else 'ves'}" if k else op
+        label = ("1 owner + 1 thief at its heels" if op == "heels" else
+                 f"1 owner + {k} thie{'f' if k == 1 else 'ves'}" if k else op)
         w(f"| {label} | {fmt(o)} | {fmt(c)} | {fmt(p) if k else (f'{fl:.2f}' if fl else '-')} "
           f"| {fmt(pp)} | {r} | {rf} |")
         queue_verdicts.append((label, op, k, fl, (o, c)))
@@ -482,7 +507,7 @@ def main():
     cores = os.cpu_count() or 1
     for label, op, k, fl, (o, _) in queue_verdicts:
         pp = protocol_pinned(queue, op, k)
-        if not (o and fl and pp):
+        if op == "heels" or not (o and fl and pp):
             continue
         if k:
             line = (f"- {label}: of ours' {o[0] - fl:.1f} ns over the floor, the pins took {pp[0] - fl:.1f} "
@@ -498,6 +523,9 @@ def main():
             line += (f"; with {k + 1} threads on {cores} cores ours' runs spread from {o[1]:.1f} "
                      f"to {o[2]:.1f} ns: read the runs, not this split")
         w(line)
+    heels = at_heels(queue)
+    if heels:
+        w(heels[1])
     w("")
     w("## The floor: single operations on this machine (probes/src/bin/atomic-costs.rs)")
     w("")
@@ -529,6 +557,8 @@ def main():
     w("")
     num = lambda x: None if x in (None, "-") else float(x)
     for label, op, k, fl, cells in queue_verdicts:
+        if op == "heels":
+            continue  # no target: it explains the contended rows' misses
         o, c = (cell and cell[0] for cell in cells)  # the medians; the cells give the spread
         # Where the queue's instructions were counted, a miss says how many more ours executes.
         per = counted and counted.get((op, "ours")) and counted[(op, "ours")] / counted[(op, "crossbeam")]
@@ -566,9 +596,14 @@ def main():
                           pinned + inst, cells=cells))
         else:
             rounds = f"; round by round: chapters/contention/race-rounds-{kind}.txt" if "1 thief" in label else ""
+            # A run whose thieves caught up with the owner is in the heels regime, whose floor
+            # (the protocol at the heels) the heels row measures.
+            regime = (f"; at the heels the protocol alone took {heels[0]:.2f} x crossbeam's time (under the "
+                      f"queue table): a run that falls into that regime meets a floor "
+                      f"{'above' if heels[0] > 1.5 else 'below'} the target" if heels else "")
             w(target_line(f"queue {label}, ours/crossbeam (<= 1.5)", num(ratio(o, c)), 1.5, fl / c if fl and c else None,
                           f" (profile: chapters/contention/profile-queue-{kind}.txt; ours over the floor, "
-                          f"split into pins and boxes: under the queue table{rounds})", cells=cells))
+                          f"split into pins and boxes: under the queue table{rounds}){regime}", cells=cells))
     for workload, par, rr, rj, rf, fl, rayon_ms, jdk_ms, cells in verdicts:
         fibrow = workload.startswith("fib")
         if fibrow and par == 1:
@@ -619,6 +654,8 @@ def main():
     missing += [f"{n} {op} k={k}" for n in ("ours", "crossbeam") for (_, op, k) in queue if (n, op, k) not in queue]
     missing += [f"{n} {op} k={k}" for n in ("protocol", "protocol+pin") for (_, op, k) in queue
                 if k and (n, op, k) not in queue]
+    if ("ours", "heels", 1) in queue and ("protocol-unfenced", "heels", 1) not in queue:
+        missing.append("protocol-unfenced heels k=1")
     missing += [f"{n} {op}" for n, op in (("protocol", "push+pop"), ("protocol+pin", "push+steal"))
                 if ("ours", op, 0) in queue and (n, op, 0) not in queue]
     text = "\n".join(out) + "\n"

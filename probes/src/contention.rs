@@ -173,6 +173,38 @@ impl Race {
 /// Errors (never expected): a task taken twice or never, a thief that panicked, or
 /// attempts that do not add up to successes plus failures.
 pub fn race<C: Contended>(queue: &C, tasks: usize, thieves: usize) -> Result<Race, String> {
+    race_paced(queue, tasks, thieves, 0)
+}
+
+/// The owner's work between two pushes in [`race_paced`]: `pace` rounds of a loop the
+/// compiler cannot fold, touching no memory (so no cache line of the queue's).
+#[inline(never)]
+pub fn pace_work(pace: u64) -> u64 {
+    (0..std::hint::black_box(pace)).fold(0u64, |s, i| s.rotate_left(3) ^ i)
+}
+
+/// Nanoseconds per task of the pace alone: `tasks` rounds of [`pace_work`], no queue (timed
+/// by the caller beside each paced run: the host's speed drifts from minute to minute).
+pub fn pace_ns(pace: u64, tasks: usize) -> f64 {
+    let t0 = Instant::now();
+    for _ in 0..tasks {
+        std::hint::black_box(pace_work(pace));
+    }
+    t0.elapsed().as_nanos() as f64 / tasks as f64
+}
+
+/// [`race`] with the owner doing [`pace_work`]`(pace)` before each push, as a worker runs a
+/// task between two forks. A pace slower than a steal keeps the thieves at the owner's heels:
+/// each task is stolen as soon as it is pushed, and a thief's next poll finds the queue empty,
+/// reading the lines that the owner's next push writes. The run's time per task, less the pace
+/// alone ([`pace_ns`]), is what the contended push and steal cost the owner at that distance
+/// (`queue-ops`' heels row).
+pub fn race_paced<C: Contended>(
+    queue: &C,
+    tasks: usize,
+    thieves: usize,
+    pace: u64,
+) -> Result<Race, String> {
     let taken: Arc<Vec<AtomicU8>> = Arc::new((0..tasks).map(|_| AtomicU8::new(0)).collect());
     let done = Arc::new(AtomicBool::new(false));
     let start = Arc::new(Barrier::new(thieves + 1));
@@ -204,6 +236,9 @@ pub fn race<C: Contended>(queue: &C, tasks: usize, thieves: usize) -> Result<Rac
     start.wait();
     let t0 = Instant::now();
     for id in 0..tasks {
+        if pace > 0 {
+            std::hint::black_box(pace_work(pace));
+        }
         let mut task = id;
         while let Err(back) = queue.push(task) {
             task = back;
@@ -240,7 +275,18 @@ pub fn race<C: Contended>(queue: &C, tasks: usize, thieves: usize) -> Result<Rac
 /// [`race`] for a probe: an error (a task lost or taken twice, a thief that panicked) ends the
 /// process, after `probe` says what went wrong.
 pub fn race_or_exit<C: Contended>(probe: &str, queue: &C, tasks: usize, thieves: usize) -> Race {
-    race(queue, tasks, thieves).unwrap_or_else(|e| {
+    paced_or_exit(probe, queue, tasks, thieves, 0)
+}
+
+/// [`race_paced`] for a probe, as [`race_or_exit`].
+pub fn paced_or_exit<C: Contended>(
+    probe: &str,
+    queue: &C,
+    tasks: usize,
+    thieves: usize,
+    pace: u64,
+) -> Race {
+    race_paced(queue, tasks, thieves, pace).unwrap_or_else(|e| {
         eprintln!("{probe}: {e}");
         std::process::exit(1);
     })

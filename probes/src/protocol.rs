@@ -3,6 +3,8 @@
 
 use std::ptr::without_provenance_mut;
 use std::sync::Arc;
+use std::sync::atomic::AtomicI32;
+use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 
 use ch02_poll::PollStats;
 use ch04_grow::{Reference, WorkQueue, push_slot, take};
@@ -18,6 +20,12 @@ use crate::contention::{Contended, ContendedThief};
 /// the bare protocol's is what the pins cost a contended run, and ours over it what the task
 /// boxes and their hand-back cost.
 ///
+/// [`Protocol::unfenced`] changes one instruction of the push: the slot is written with a
+/// Release store where the JDK's push (and chapter 4's) swaps it, a fully fenced
+/// `getAndSetReference`. Not the JDK's protocol, and wrong for a pool: chapter 7's signal check
+/// after a push (`looked_empty`) needs that fence. Its time beside the protocol's is what the
+/// fence costs an owner whose thief reads the lines it writes (`queue-ops`' heels row).
+///
 /// Right only where no thief's CAS can match a value pushed after it read the slot (the reuse
 /// that chapter 2's pins guard against): in `race`, whose ids never repeat within a run, and in
 /// `queue-ops`' single-threaded push+pop and push+steal, whose thief runs between the owner's
@@ -26,6 +34,11 @@ pub struct Protocol {
     ids: Arc<Ids>,
     /// Whether each thief's poll holds a pin (`reclaim::pin`), as ours does.
     pinned: bool,
+    /// Whether the push swaps the slot (the JDK's push), or only stores it ([`Protocol::unfenced`]).
+    fenced: bool,
+    /// The unfenced push's last read of `base` (chapter 4's `base_seen`): `base` is read again
+    /// only when this leaves no room. Only the owner reads and writes it.
+    base_seen: AtomicI32,
 }
 
 /// The shared queue, emptied before it drops (its `Drop` would free what a slot holds).
@@ -40,12 +53,38 @@ impl Protocol {
                 ch04_grow::MAX_CAPACITY,
             ))),
             pinned: false,
+            fenced: true,
+            base_seen: AtomicI32::new(0),
         }
     }
 
     /// The same, with each thief's poll pinned as ours is (still no boxes).
     pub fn pinned() -> Protocol {
         Protocol { pinned: true, ..Protocol::new() }
+    }
+
+    /// The bare protocol with a Release store of the slot where its push swaps (see above).
+    pub fn unfenced() -> Protocol {
+        Protocol { fenced: false, ..Protocol::new() }
+    }
+
+    /// Chapter 4's push on bare ids, its swap of the slot a Release store, its array never
+    /// grown (the heels row's queue stays nearly empty; a full one hands the id back).
+    fn push_unfenced(&self, id: usize) -> Result<(), usize> {
+        let q = &self.ids.0;
+        let s = q.top.load(Relaxed); // only the owner writes top
+        let cap = q.array().capacity() as i32; // the owner's own array: it never grows here
+        let room = |b: i32| s.wrapping_sub(b) < cap - 1; // a free slot to spare after this push
+        if !room(self.base_seen.load(Relaxed)) {
+            let b = q.base.load(Acquire); // as chapter 4's push: pairs with the takers' stores
+            self.base_seen.store(b, Relaxed); // Relaxed: the owner's own
+            if !room(b) {
+                return Err(id);
+            }
+        }
+        q.top.store(s.wrapping_add(1), Relaxed); // as in chapter 4
+        q.array().at(s).store(to_slot(id), Release); // Release: publishes; no fence (see above)
+        Ok(())
     }
 }
 
@@ -73,6 +112,9 @@ impl Drop for Ids {
 impl Contended for Protocol {
     type Thief = ProtocolThief;
     fn push(&self, task: usize) -> Result<(), usize> {
+        if !self.fenced {
+            return self.push_unfenced(task);
+        }
         push_slot::<usize, Reference, usize>(&self.ids.0, task, |id, _| to_slot(id))
             .map_err(|full| full.task)
     }
@@ -103,7 +145,7 @@ mod tests {
 
     #[test]
     fn the_floor_takes_every_id_once() {
-        for q in [Protocol::new(), Protocol::pinned()] {
+        for q in [Protocol::new(), Protocol::pinned(), Protocol::unfenced()] {
             // `race` checks that every id was taken exactly once, by a thief or the owner.
             crate::contention::race(&q, 20_000, 2).expect("each id taken once");
             assert_eq!(q.pop(), None, "the race took everything");

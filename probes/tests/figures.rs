@@ -93,7 +93,7 @@ fn forkjoin_fib_smoke_run() {
 }
 
 /// Our queue beside crossbeam-deque at a tiny size: every operation has a run of both (the lines
-/// the lab pools), each contended one a third, the protocol's floor, and the contended runs
+/// the lab pools), each contended one the protocol's floors, and the contended runs
 /// checked that every task was taken once (the probe exits 1 otherwise).
 #[test]
 fn queue_ops_smoke_run() {
@@ -103,10 +103,13 @@ fn queue_ops_smoke_run() {
     );
     let rows =
         |who: &str| text.lines().filter(|l| l.starts_with(&format!("qrun\t{who}\t"))).count();
-    // ours and crossbeam: push+pop, push+steal and one race per thief count; the protocol's
-    // floors: push+pop and each race bare, push+steal and each race pinned.
+    // ours and crossbeam: push+pop, push+steal, one race per thief count and the heels race;
+    // the protocol's floors: push+pop and each race bare, push+steal and each race pinned, and
+    // the heels race unfenced too.
     let counts = (rows("ours"), rows("crossbeam"), rows("protocol"), rows("protocol+pin"));
-    assert_eq!(counts, (4, 4, 3, 3), "{text}");
+    assert_eq!(counts, (5, 5, 4, 4), "{text}");
+    assert_eq!(rows("protocol-unfenced"), 1, "{text}");
+    assert!(text.contains("qrun\tprotocol-unfenced\theels\t1\t"), "{text}");
     assert!(text.contains("check: every task taken exactly once: yes"), "{text}");
 }
 

@@ -14,6 +14,14 @@
 //!   task boxes and no reclamation (`probes::protocol::Protocol`); and `protocol+pin`, the same
 //!   with chapter 2's pin around each poll, as ours has: ours over it is what the task boxes
 //!   and their hand-back cost, it over the floor what the pins cost.
+//! - `heels`: the same run with one thief and the owner paced (`race_paced`): before each push
+//!   it runs `--pace` rounds of a loop (about 45 ns at 100 on the lab's AMD EPYC), slower than a
+//!   steal, so that the thief takes each task as soon as it lands and its next poll reads the
+//!   lines the owner's next push writes. Nanoseconds per task above the pace alone, timed beside
+//!   each run. Beside ours and crossbeam: `protocol`, `protocol+pin`, and `protocol-unfenced`,
+//!   the bare protocol whose push stores the slot instead of swapping it
+//!   (`Protocol::unfenced`): the protocol over it is what the JDK's fenced push costs at the
+//!   heels. The unpaced race falls into this regime when the thief catches up (`race-rounds`).
 //!
 //! Before the `1+k thieves` rows, each queue runs `--warm-up` races (4 by default) of `--tasks`
 //! tasks with one thief, untimed. Ours needs them: the owner's thread recycles a task's box
@@ -39,7 +47,9 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use ch02_poll::PollStats;
-use probes::contention::{BATCH, Contended, ContendedThief, Crossbeam, our_queue, race_or_exit};
+use probes::contention::{
+    BATCH, Contended, ContendedThief, Crossbeam, our_queue, pace_ns, paced_or_exit, race_or_exit,
+};
 use probes::protocol::Protocol;
 
 /// Nanoseconds per push+pop pair, over `rounds` batches.
@@ -83,11 +93,13 @@ struct Opts {
     count: Option<String>,
     /// `--warm-up N`: untimed races per queue before the `1+k thieves` rows.
     warm_up: usize,
+    /// `--pace N`: the owner's loop rounds before each push in the heels row.
+    pace: u64,
 }
 
 /// The command line, for `--help` and for errors.
-const USAGE: &str = "queue-ops [--runs N] [--tasks N] [--thieves 1,2,4] [--warm-up N] [--rows] \
-                     [--ours-only] [--count QUEUE:OP]";
+const USAGE: &str = "queue-ops [--runs N] [--tasks N] [--thieves 1,2,4] [--warm-up N] [--pace N] \
+                     [--rows] [--ours-only] [--count QUEUE:OP]";
 
 fn main() {
     let o = probes::start("queue-ops", USAGE, parse);
@@ -157,7 +169,27 @@ fn main() {
             ],
         );
     }
+    // One thief at the owner's heels: ns per task above the pace.
+    let pace = o.pace;
+    measure(
+        &o,
+        "heels",
+        1,
+        |_| heels(&our_queue(), o.tasks, pace),
+        |_| heels(&Crossbeam::new(), o.tasks, pace),
+        &[
+            ("protocol", &|_| heels(&Protocol::new(), o.tasks, pace)),
+            ("protocol+pin", &|_| heels(&Protocol::pinned(), o.tasks, pace)),
+            ("protocol-unfenced", &|_| heels(&Protocol::unfenced(), o.tasks, pace)),
+        ],
+    );
     println!("check: every task taken exactly once: yes");
+}
+
+/// Nanoseconds per task above the pace in one paced race with one thief (the heels row); the
+/// pace alone is timed right after it, as the host's speed drifts from minute to minute.
+fn heels<C: Contended>(q: &C, tasks: usize, pace: u64) -> f64 {
+    paced_or_exit("queue-ops", q, tasks, 1, pace).ns_per_task() - pace_ns(pace, tasks)
 }
 
 /// A floor run beside ours: its name in the output, and the run.
@@ -218,15 +250,17 @@ fn parse() -> Result<Opts, lexopt::Error> {
         ours_only: false,
         count: None,
         warm_up: 4,
+        pace: 100,
     };
-    let (tasks, thieves, count, warm_up) =
-        (&mut o.tasks, &mut o.thieves, &mut o.count, &mut o.warm_up);
+    let (tasks, thieves, count, warm_up, pace) =
+        (&mut o.tasks, &mut o.thieves, &mut o.count, &mut o.warm_up, &mut o.pace);
     probes::lab_flags(&mut o.runs, &mut o.rows, &mut o.ours_only, |name, p| {
         match name {
             "tasks" => *tasks = p.value()?.parse::<usize>()?.max(1),
             "thieves" => *thieves = probes::counts(p, "--thieves")?,
             "count" => *count = Some(p.value()?.string()?),
             "warm-up" => *warm_up = p.value()?.parse::<usize>()?,
+            "pace" => *pace = p.value()?.parse::<u64>()?,
             _ => return Ok(false),
         }
         Ok(true)

@@ -13,7 +13,8 @@
 //! - the thief's `stalls` (a null slot below `top`: the owner has moved `top` and not yet
 //!   swapped its task in, chapter 2's `pb == b` spin) and `empty` polls, per 1,000 tasks. Many
 //!   of either mean that the thief was at the owner's heels, reading the lines of the slot and
-//!   of `top` that the owner's next push writes;
+//!   of `top` that the owner's next push writes (`queue-ops`' heels row times that regime
+//!   alone, the owner paced so that the thief stays there);
 //! - `malloc`: the boxes our owner's pushes took from the allocator, per 1,000 tasks
 //!   (`reclaim::BoxCounts`, which a thread adds to every batch, so a round's count may fall
 //!   partly in the next). Many mean that the owner ran ahead of the boxes coming home: a
