@@ -255,7 +255,7 @@ if command -v perf >/dev/null && perf stat -e task-clock true >/dev/null 2>&1; t
       target/release/forkjoin-steals --runs 5 --leaf 1 --par "$par" --fib 30 --ours-only
   done
   profile "chapters/contention/profile-queue-$cpu.txt" "our queue alone: push+pop, push+steal, 1 owner + 1 thief" \
-    target/release/queue-ops --runs 20 --ours-only --thieves 1
+    target/release/queue-ops --runs 20 --ours-only --thieves 1 --pace 0
 else
   echo "[figures] lab: perf not available here, the profiles are left as they are"
 fi

@@ -111,6 +111,12 @@ fn queue_ops_smoke_run() {
     assert_eq!(rows("protocol-unfenced"), 1, "{text}");
     assert!(text.contains("qrun\tprotocol-unfenced\theels\t1\t"), "{text}");
     assert!(text.contains("check: every task taken exactly once: yes"), "{text}");
+    // `--pace 0` leaves the heels row out (the lab's profile of the queue alone).
+    let unpaced = run_ok(
+        env!("CARGO_BIN_EXE_queue-ops"),
+        &["--runs", "1", "--tasks", "2000", "--thieves", "1", "--pace", "0", "--rows"],
+    );
+    assert!(!unpaced.contains("heels"), "{unpaced}");
 }
 
 /// `--count`, the silent run that valgrind counts (`scripts/figures.sh lab`): each queue and
