@@ -313,7 +313,8 @@ def main():
     # pooled over 15, at 1.18 to 1.20 and 0.85 to 1.42 (AMD EPYC of family 25, 2 cores,
     # 2026-12-07, queue-ops --runs 5 --tasks 200000 --thieves 1,2,4 --warm-up 4 --rows). That
     # steadies the spread between processes, not a slow spell of the host that lasts the whole
-    # step: the lab's run of 05:06 that day read 4.68 for one thief (the contention page).
+    # step: the lab's run of 05:06 that day read 4.68 for one thief (the contention page's
+    # earlier runs).
     procs = 1 if a.quick else QUEUE_PROCS
     qs = [run([os.path.join(bin_dir, "queue-ops"), "--runs", str(runs), "--tasks", tasks,
                "--thieves", thieves, "--warm-up", str(WARM_UP), "--rows"]) for _ in range(procs)]
