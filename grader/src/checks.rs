@@ -12,8 +12,9 @@ use crate::run::{Limits, Output, run};
 use crate::stuck::where_stuck;
 use crate::testlog::{count_tests, explain_loom, failure_lines, first_panic, without_failures};
 
-/// The checks, in the order they run. Each later check needs the earlier ones to pass
-/// (a file that does not compile is not tested; a wrong answer is not timed).
+/// The checks, in the order they run. A later check needs the earlier ones to pass (a file
+/// that does not compile is not tested; a wrong answer is not timed), with one exception: the
+/// loom models run after failed tests ([`Check::blocks`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Check {
     Build,
@@ -35,6 +36,13 @@ impl Check {
             Check::Clippy => "clippy",
             Check::Bench => "bench",
         }
+    }
+
+    /// Whether a failure of `self` skips `later`. Failed tests do not skip the loom models: a
+    /// concurrency mistake that a stress test happens to catch ("task 4224 ran twice") is
+    /// explained only by loom's failing execution, in the reader's lines.
+    pub fn blocks(self, later: Check) -> bool {
+        !(self == Check::Tests && later == Check::Loom)
     }
 
     pub fn parse(s: &str) -> Option<Check> {

@@ -238,14 +238,16 @@ fn progress(state: &State) {
     }
 }
 
-/// Runs the checks in order; after the first failure the rest are skipped.
+/// Runs the checks in order; a failure skips the checks it blocks ([`Check::blocks`]: all
+/// that follow, but for the loom models after failed tests).
 fn run_checks(target: &Target, only: Option<&[Check]>) -> Vec<(Check, Verdict)> {
     let mut results = Vec::new();
-    let mut blocked: Option<Check> = None;
+    let mut failed: Vec<Check> = Vec::new();
     for check in Check::ALL {
         if only.is_some_and(|o| !o.contains(&check)) {
             continue;
         }
+        let blocked = failed.iter().copied().find(|f| f.blocks(check));
         let verdict = match (target.not_applicable(check), blocked) {
             (Some(v), _) => v,
             (None, Some(b)) => Verdict::Skip(format!("not run: {} failed", b.name())),
@@ -267,8 +269,8 @@ fn run_checks(target: &Target, only: Option<&[Check]>) -> Vec<(Check, Verdict)> 
                 v
             }
         };
-        if matches!(verdict, Verdict::Fail(_)) && blocked.is_none() {
-            blocked = Some(check);
+        if matches!(verdict, Verdict::Fail(_)) {
+            failed.push(check);
         }
         results.push((check, verdict));
     }

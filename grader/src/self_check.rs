@@ -81,20 +81,24 @@ pub fn self_check(root: &Path, chapters: &[&'static Chapter]) -> ExitCode {
                     continue;
                 }
             };
-            // A wrong mutant must compile and fail the check it names. A slow-but-correct one
-            // (caught by the bench gate) must first pass every other check: that it is correct
-            // is the point.
-            let upto: Vec<Check> = if m.caught_by == Check::Bench {
-                Check::ALL.to_vec()
-            } else {
-                vec![Check::Build, m.caught_by]
-            };
+            // A mutant must fail the check it names, and pass every check before it whose
+            // failure would skip it (`Check::blocks`): then a reader who makes this mistake sees
+            // that check's report on the card. (A loom mutant may fail the tests too: its card
+            // shows both, the failing execution included.) For a slow-but-correct one, caught
+            // by the bench gate, that is every other check: that it is correct is the point.
+            let upto: Vec<Check> = Check::ALL
+                .into_iter()
+                .take_while(|&c| c != m.caught_by)
+                .chain([m.caught_by])
+                .collect();
             let r = run_checks(
                 &target(root, chapter, file, &format!("mutant-{}", m.name)),
                 Some(&upto),
             );
             let (last, earlier) = r.split_last().expect("at least the named check");
-            let ok = earlier.iter().all(|(_, v)| !matches!(v, Verdict::Fail(_)))
+            let ok = earlier
+                .iter()
+                .all(|(c, v)| !(c.blocks(m.caught_by) && matches!(v, Verdict::Fail(_))))
                 && matches!(last.1, Verdict::Fail(_));
             claim(
                 ok,
