@@ -135,6 +135,16 @@ fn an_internal_push_needs_no_lock<P: PhaseOps>() {
     P::push(w.work(), &w.phase, 5, true).unwrap();
     assert_eq!(w.phase.load(Ordering::Relaxed), before, "the owner's push leaves the phase alone");
     assert_eq!(w.stealer().poll(), Some(5));
+    // Nor when the queue is full: "unlock also when full" is for the external push, which
+    // holds the lock; an owner's push that finds no room held none, and hands the task back.
+    let (_owner, full) = ch04_grow::new_with::<u32, ch04_grow::Reference>(2, 2);
+    let phase = AtomicI32::new(before);
+    for t in 0..2 {
+        P::push(full.queue(), &phase, t, true).expect("2 slots");
+    }
+    let back = P::push(full.queue(), &phase, 2, true).expect_err("2 slots, 2 tasks");
+    assert_eq!(back.into_task(), 2, "the task comes back");
+    assert_eq!(phase.load(Ordering::Relaxed), before, "a full owner's push leaves the phase alone");
 }
 
 fn a_snapshot_sees_a_whole_push<P: PhaseOps>() {

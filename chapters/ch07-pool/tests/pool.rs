@@ -375,6 +375,33 @@ fn leaves_work_reads_the_slot_at_base<I: WaitOps + 'static>() {
 /// only once `done()` is true, and keeps calling `run_one` meanwhile, whether or not `run_one`
 /// finds anything. (`join_in_task` loops around it as a safety net, so no pool test sees a
 /// wait that gives up early: the mutant `help_until_gives_up`.)
+/// `await_work`'s two ends, seen from the idle list: a recheck that finds work takes the worker
+/// off the list again (`retract`), so no later signal is spent on a worker that is not asleep;
+/// a recheck that finds nothing leaves it announced and parked until a signal.
+fn await_work_retracts_or_parks<I: WaitOps + 'static>() {
+    within(10, "await_work", || {
+        let sleep = Arc::new(ch07_pool::Sleep::new(1));
+        I::await_work(&sleep, 0, || true); // work found: must return, not park
+        assert_eq!(
+            sleep.sleeping(),
+            0,
+            "await_work found work after announcing and stayed on the idle list: a signal would \
+             go to a worker that is not asleep, and the one that is would sleep on"
+        );
+        let idle = std::thread::spawn({
+            let sleep = sleep.clone();
+            move || I::await_work(&sleep, 0, || false) // nothing found: announce and park
+        });
+        while sleep.sleeping() == 0 {
+            assert!(!idle.is_finished(), "await_work found nothing and returned without parking");
+            std::thread::yield_now();
+        }
+        sleep.signal();
+        idle.join().expect("await_work panicked");
+        assert_eq!(sleep.sleeping(), 0, "the woken worker is off the idle list");
+    });
+}
+
 fn help_until_returns_only_when_done<I: WaitOps + 'static>() {
     within(10, "help_until with nothing to help", || {
         let calls = AtomicUsize::new(0);
@@ -547,6 +574,7 @@ seam::tests!(
     looked_empty_reads_the_slot_below_the_new_task,
     leaves_work_reads_the_slot_at_base,
     help_until_returns_only_when_done,
+    await_work_retracts_or_parks,
     a_join_after_close_says_the_pool_is_closed,
     a_nested_panic_is_counted_once,
     a_built_pool_has_the_stacks_and_names_asked_for,
