@@ -9,8 +9,12 @@ use crate::{Full, RawRing};
 pub trait RingOps {
     /// Shown in tables and benchmark ids.
     const NAME: &'static str;
+    /// See [`ops::slot_of`](crate::ops::slot_of).
+    fn slot_of(capacity: usize, index: i32) -> usize;
     /// See [`ops::push`](crate::ops::push).
     fn push<T>(q: &mut RawRing<T>, task: T) -> Result<(), Full<T>>;
+    /// See [`ops::grow`](crate::ops::grow).
+    fn grow<T>(q: &mut RawRing<T>);
     /// See [`ops::pop`](crate::ops::pop).
     fn pop<T>(q: &mut RawRing<T>) -> Option<T>;
     /// See [`ops::poll_fifo`](crate::ops::poll_fifo).
@@ -22,8 +26,14 @@ macro_rules! impl_ring_ops {
     ($ty:ident, $name:literal) => {
         impl $crate::RingOps for $ty {
             const NAME: &'static str = $name;
+            fn slot_of(capacity: usize, index: i32) -> usize {
+                slot_of(capacity, index)
+            }
             fn push<T>(q: &mut $crate::RawRing<T>, task: T) -> Result<(), $crate::Full<T>> {
                 push(q, task)
+            }
+            fn grow<T>(q: &mut $crate::RawRing<T>) {
+                grow(q)
             }
             fn pop<T>(q: &mut $crate::RawRing<T>) -> Option<T> {
                 pop(q)
@@ -41,7 +51,7 @@ pub(crate) use impl_ring_ops;
 /// The reference mechanism, [`ops`](crate::ops).
 pub struct Reference;
 mod reference {
-    use crate::ops::{poll_fifo, pop, push};
+    use crate::ops::{grow, poll_fifo, pop, push, slot_of};
     impl_ring_ops!(Reference, "reference");
     use super::Reference;
 }

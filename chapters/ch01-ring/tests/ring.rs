@@ -81,6 +81,46 @@ fn slot_is_index_masked<O: RingOps>() {
     }
 }
 
+/// `slot_of` alone, on every kind of index: negative, wrapped past `i32::MAX`, and (as bits)
+/// past `u32::MAX`, for arrays up to the JDK's largest. The tests above reach it only through
+/// a push that calls it.
+fn slot_of_masks_every_index<O: RingOps>() {
+    for cap in [1usize, 2, 8, 1 << 30] {
+        for index in [i32::MIN, i32::MIN + 1, -9, -3, -1, 0, 1, 7, 8, 9, i32::MAX - 1, i32::MAX] {
+            assert_eq!(
+                O::slot_of(cap, index),
+                (index as u32 as usize) & (cap - 1),
+                "slot_of(capacity {cap}, index {index}): the index's low bits, as unsigned"
+            );
+        }
+    }
+}
+
+/// `grow` alone, on a ring whose indices wrap past `i32::MAX`: twice the slots, `base` and
+/// `top` as they were, and each task in its own index's slot of the new array.
+fn grow_alone_doubles_and_keeps_each_index<O: RingOps>() {
+    let start = i32::MAX - 1;
+    let mut raw: ch01_ring::RawRing<i32> = ch01_ring::RawRing::new(4, 64, start);
+    for k in 0..3 {
+        let index = start.wrapping_add(k);
+        raw.array[(index as u32 as usize) & 3] = Some(index); // as the reference's push would
+    }
+    raw.top = start.wrapping_add(3);
+    O::grow(&mut raw);
+    assert_eq!(raw.array.len(), 8, "grow doubles the array");
+    assert_eq!(
+        (raw.base, raw.top),
+        (start, start.wrapping_add(3)),
+        "grow moves tasks, not indices"
+    );
+    for (slot, task) in raw.array.iter().enumerate() {
+        if let Some(index) = task {
+            assert_eq!(slot, (*index as u32 as usize) & 7, "task of index {index} in slot {slot}");
+        }
+    }
+    assert_eq!(raw.array.iter().flatten().count(), 3, "every task moved, none copied twice");
+}
+
 fn grows_by_doubling_when_full<O: RingOps>() {
     for start in STARTS {
         let mut r: Ring<u32, O> = Ring::with_ops(2, 1 << 10).starting_at(start);
@@ -243,6 +283,8 @@ seam::tests!(
     fifo_is_oldest_first,
     indices_wrap_past_i32_and_u32_max,
     slot_is_index_masked,
+    slot_of_masks_every_index,
+    grow_alone_doubles_and_keeps_each_index,
     grows_by_doubling_when_full,
     growth_keeps_a_wrapped_ring_in_order,
     full_hands_the_task_back,

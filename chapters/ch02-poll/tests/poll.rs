@@ -18,6 +18,13 @@ fn poll_takes_the_oldest<P: PollOps>() {
     assert_eq!(got, [Some(0), Some(1), Some(2), None], "poll is FIFO, then empty");
     assert_eq!(stats.attempts, 3, "one CAS per task when nobody competes: {stats:?}");
     assert_eq!((stats.failures, stats.empty), (0, 1), "{stats:?}");
+    // Alone, nothing moves `base` under a poll and no slot is caught half-pushed: a recheck or
+    // a stall counted here is a round counted that never happened.
+    assert_eq!(
+        (stats.rechecks, stats.stalls),
+        (0, 0),
+        "no competition, no push in progress: {stats:?}"
+    );
     assert_eq!(owner.queue().base.load(Ordering::Relaxed), 3, "base moved past the three tasks");
 }
 
@@ -116,6 +123,13 @@ fn a_poll_waits_out_a_push_in_progress<P: PollOps + 'static>() {
             "a poll at index {start} during a push waits for its task: {stats:?}"
         );
         assert!(stats.stalls > 0, "the rounds spent waiting count as stalls: {stats:?}");
+        // Each waiting round is a stall, nothing else: the queue was never empty (`top` says one
+        // task), and nobody moved `base`.
+        assert_eq!(
+            (stats.attempts, stats.failures, stats.rechecks, stats.empty),
+            (1, 0, 0, 0),
+            "one CAS, which won; no recheck, no empty result: {stats:?}"
+        );
     }
 }
 
