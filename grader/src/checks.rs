@@ -166,7 +166,8 @@ impl Target<'_> {
         }
     }
 
-    /// Runs `check`, assuming the checks before it passed.
+    /// Runs `check`, assuming the checks before it that [`Check::blocks`] it passed (the build,
+    /// for the loom models; every earlier one, for the rest).
     pub fn run(&self, check: Check) -> Verdict {
         match check {
             Check::Build => self.build(),

@@ -371,10 +371,6 @@ fn leaves_work_reads_the_slot_at_base<I: WaitOps + 'static>() {
     assert!(I::leaves_work(q), "after the wrap, task 5 waits in slot 0");
 }
 
-/// `help_until`'s contract, called directly, with no pool around it to wait again: it returns
-/// only once `done()` is true, and keeps calling `run_one` meanwhile, whether or not `run_one`
-/// finds anything. (`join_in_task` loops around it as a safety net, so no pool test sees a
-/// wait that gives up early: the mutant `help_until_gives_up`.)
 /// `await_work`'s two ends, seen from the idle list: a recheck that finds work takes the worker
 /// off the list again (`retract`), so no later signal is spent on a worker that is not asleep;
 /// a recheck that finds nothing leaves it announced and parked until a signal.
@@ -396,12 +392,18 @@ fn await_work_retracts_or_parks<I: WaitOps + 'static>() {
             assert!(!idle.is_finished(), "await_work found nothing and returned without parking");
             std::thread::yield_now();
         }
+        std::thread::sleep(Duration::from_millis(50)); // announced: it must now stay parked
+        assert!(!idle.is_finished(), "await_work announced, found nothing and returned unwoken");
         sleep.signal();
         idle.join().expect("await_work panicked");
         assert_eq!(sleep.sleeping(), 0, "the woken worker is off the idle list");
     });
 }
 
+/// `help_until`'s contract, called directly, with no pool around it to wait again: it returns
+/// only once `done()` is true, and keeps calling `run_one` meanwhile, whether or not `run_one`
+/// finds anything. (`join_in_task` loops around it as a safety net, so no pool test sees a
+/// wait that gives up early: the mutant `help_until_gives_up`.)
 fn help_until_returns_only_when_done<I: WaitOps + 'static>() {
     within(10, "help_until with nothing to help", || {
         let calls = AtomicUsize::new(0);
