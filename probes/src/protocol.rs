@@ -4,7 +4,7 @@
 use std::ptr::without_provenance_mut;
 use std::sync::Arc;
 use std::sync::atomic::AtomicI32;
-use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
+use std::sync::atomic::Ordering::{Relaxed, Release};
 
 use ch02_poll::PollStats;
 use ch04_grow::{Reference, WorkQueue, push_slot, take};
@@ -76,7 +76,7 @@ impl Protocol {
         let cap = q.array().capacity() as i32; // the owner's own array: it never grows here
         let room = |b: i32| s.wrapping_sub(b) < cap - 1; // a free slot to spare after this push
         if !room(self.base_seen.load(Relaxed)) {
-            let b = q.base.load(Acquire); // as chapter 4's push: pairs with the takers' stores
+            let b = q.base.load(Relaxed); // as chapter 4's push: stale means less room
             self.base_seen.store(b, Relaxed); // Relaxed: the owner's own
             if !room(b) {
                 return Err(id);

@@ -41,9 +41,9 @@ pub fn poll<T>(q: &WorkQueue<T>, stats: &mut PollStats) -> *mut T {
             // The CAS decides who owns t. SeqCst: the JDK's volatile CAS; it orders against the
             // owner's swap on the same slot, and its Acquire covers the task's contents.
             if q.slot(b).compare_exchange(t, null_mut(), SeqCst, Relaxed).is_ok() {
-                // SeqCst store (the JDK's putIntVolatile): Release publishes "index b is taken"
-                // to the owner's Acquire read of base; SeqCst only follows the JDK (chapter 4
-                // keeps Release).
+                // SeqCst store: the JDK's putIntVolatile, which its comments make strong for
+                // timeliness, not for correctness; no ordering is needed (the page: "What each
+                // ordering buys"), and chapter 4 makes it Relaxed.
                 q.base.store(b.wrapping_add(1), SeqCst);
                 return t;
             }

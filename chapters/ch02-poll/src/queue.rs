@@ -92,10 +92,11 @@ impl<T> Drop for WorkQueue<T> {
 /// Owner: stores `task` at `top`. [JDK: `WorkQueue.push`, minus growth (chapter 4)]
 pub fn push<T>(q: &WorkQueue<T>, task: T) -> Result<(), Full<T>> {
     let s = q.top.load(Ordering::Relaxed); // only the owner writes top: its own last value
-    // Acquire: pairs with the Release in the base store of whoever took index b - 1, so that
-    // a thief that later reads the task written below (Acquire) also sees base >= b. That is
-    // what makes a thief's `base != b` recheck catch a slot reused after a wrap (see poll).
-    let b = q.base.load(Ordering::Acquire);
+    // Relaxed: the JDK's plain read. A stale base only understates the room. The recheck that
+    // catches a slot reused after a wrap needs no ordering here: this read comes before the
+    // swap below, which a thief's Acquire read of the slot sees, so by coherence that thief's
+    // recheck reads this base or a newer one (the page: "What each ordering buys").
+    let b = q.base.load(Ordering::Relaxed);
     if s.wrapping_sub(b) as i64 >= q.capacity() as i64 {
         return Err(Full { task, capacity: q.capacity() });
     }
@@ -117,7 +118,7 @@ pub fn push<T>(q: &WorkQueue<T>, task: T) -> Result<(), Full<T>> {
 /// [JDK: `nextLocalTask(0)`; chapter 3 adds the FIFO mode]
 pub fn pop<T>(q: &WorkQueue<T>) -> *mut T {
     let p = q.top.load(Ordering::Relaxed); // owner's own field
-    let b = q.base.load(Ordering::Acquire); // see push: pairs with the thieves' base stores
+    let b = q.base.load(Ordering::Relaxed); // stale: too many tasks seen; the swap decides
     if p.wrapping_sub(b) <= 0 {
         return std::ptr::null_mut();
     }

@@ -100,7 +100,7 @@ fn the_queue_survives_a_lost_last_task<P: PollOps + 'static>() {
 
 /// The owner wraps around a full 4-slot ring while a thief that read `base` early polls:
 /// slot 0 then holds index 4's task, and only the `base != b` recheck (made sound by the
-/// Acquire loads) stops the thief from taking it as index 0's. The owner's thread also
+/// Acquire load of the slot) stops the thief from taking it as index 0's. The owner's thread also
 /// plays the second thief, so that loom can afford every interleaving.
 fn a_reused_slot_is_not_taken_for_its_old_index<P: PollOps + 'static>() {
     ch02_poll::sync::model(|| {
@@ -172,3 +172,57 @@ seam::tests!(
     rechecks_and_lost_cas_are_counted,
     a_reused_slot_is_not_taken_for_its_old_index,
 );
+
+/// The recheck's chain alone, three threads on two atomics (the page, "What each ordering
+/// buys"). A 4-slot ring is full, `base = 0`: a first thief empties slot 0 and moves `base` to
+/// 1; the owner reads `base` and, seeing room, swaps index 4's task into slot 0; a late thief
+/// reads `base`, the slot and `base` again, as `poll` does. Every access to `base` is Relaxed;
+/// only the slot's pair, the owner's swap and the late thief's read, carries an ordering.
+mod chain {
+    use ch02_poll::sync::Ordering::{self, Relaxed, SeqCst};
+    use ch02_poll::sync::{Arc, AtomicI32, AtomicUsize, model};
+    use loom::thread;
+
+    /// The two tasks slot 0 holds in turn (0 is an empty slot).
+    const TASK_0: usize = 10;
+    const TASK_4: usize = 14;
+
+    fn late_thief_rechecks(slot_read: Ordering) {
+        model(move || {
+            let base = Arc::new(AtomicI32::new(0));
+            let slot = Arc::new(AtomicUsize::new(TASK_0));
+            let (b, s) = (base.clone(), slot.clone());
+            let first = thread::spawn(move || {
+                if s.compare_exchange(TASK_0, 0, SeqCst, Relaxed).is_ok() {
+                    b.store(1, Relaxed);
+                }
+            });
+            let (b, s) = (base.clone(), slot.clone());
+            let owner = thread::spawn(move || {
+                if b.load(Relaxed) == 1 {
+                    s.swap(TASK_4, SeqCst); // room: index 4 goes into slot 4 & 3 = 0
+                }
+            });
+            let seen = base.load(Relaxed);
+            let t = slot.load(slot_read);
+            if seen == 0 && t == TASK_4 {
+                assert_ne!(base.load(Relaxed), 0, "the recheck read a base older than the owner's");
+            }
+            first.join().unwrap();
+            owner.join().unwrap();
+        });
+    }
+
+    #[test]
+    fn the_recheck_reads_no_older_base_than_the_owner() {
+        late_thief_rechecks(Ordering::Acquire);
+    }
+
+    /// The same chain with the slot read Relaxed (the mutant `relaxed_slot_load`): the model
+    /// must find the execution in which the recheck reads 0.
+    #[test]
+    #[should_panic(expected = "older than the owner's")]
+    fn with_a_relaxed_slot_read_it_can() {
+        late_thief_rechecks(Relaxed);
+    }
+}

@@ -5,7 +5,7 @@
 // without it; `cargo grade ch03 --hint` gives hints. Compiled only by `cargo grade ch03`.
 
 #[allow(unused_imports)] // you will want these
-use crate::sync::Ordering::{Acquire, Relaxed, SeqCst};
+use crate::sync::Ordering::{Relaxed, SeqCst};
 #[allow(unused_imports)]
 use crate::sync::spin;
 use crate::WorkQueue;

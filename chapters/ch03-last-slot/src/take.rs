@@ -6,15 +6,16 @@
 use std::ptr::null_mut;
 
 use crate::WorkQueue;
-use crate::sync::Ordering::{Acquire, Relaxed, SeqCst};
+use crate::sync::Ordering::{Relaxed, SeqCst};
 use crate::sync::spin;
 
 // ANCHOR: next_local_task
 /// The owner takes its next task: the newest (LIFO) or, with `fifo`, the oldest. Returns null
 /// when the queue is empty, or when a thief won the last task.
 pub fn next_local_task<T>(q: &WorkQueue<T>, fifo: bool) -> *mut T {
-    // Acquire: pairs with the thieves' base stores (see chapter 2's push).
-    let mut b = q.base.load(Acquire);
+    // Relaxed: the JDK's plain read; a stale base shows tasks that are gone, and the swap or
+    // the wait below finds that out.
+    let mut b = q.base.load(Relaxed);
     let p = q.top.load(Relaxed); // the owner's own field
     if p.wrapping_sub(b) <= 0 {
         return null_mut();
@@ -41,7 +42,9 @@ pub fn next_local_task<T>(q: &WorkQueue<T>, fifo: bool) -> *mut T {
         }
         // A thief took index b and has not moved base yet: wait until it does.
         loop {
-            let now = q.base.load(Acquire); // the JDK's getIntAcquire(BASE)
+            // Relaxed: only base is read from the thief (the JDK's getIntAcquire(BASE); Java
+            // needs a mode above plain to keep the read inside the loop, Rust's atomics do not).
+            let now = q.base.load(Relaxed);
             if now != b {
                 b = now;
                 break;

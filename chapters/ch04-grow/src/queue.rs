@@ -327,7 +327,7 @@ pub fn push_slot<T, G: GrowOps, U>(
     // a test that sets `base` and `top` itself makes that.)
     let mut fills = false; // whether this push takes the last free slot
     if !room_seen(q, s, cap) {
-        let b = q.base.load(Ordering::Acquire); // as in chapter 2: pairs with the takers' stores
+        let b = q.base.load(Ordering::Relaxed); // as in chapter 2: stale means less room
         q.base_seen.store(b, Ordering::Relaxed); // Relaxed: the owner's own
         let room = (cap as i64 - 1) - i64::from(s.wrapping_sub(b)); // free slots after this push
         if room < 0 {

@@ -16,7 +16,7 @@ use std::ptr::null_mut;
 use ch02_poll::PollStats;
 
 use crate::WorkQueue;
-use crate::sync::Ordering::{Acquire, Relaxed, Release, SeqCst};
+use crate::sync::Ordering::{Acquire, Relaxed, SeqCst};
 use crate::sync::{Backoff, spin};
 
 // ANCHOR: poll
@@ -54,10 +54,10 @@ pub fn poll<T>(q: &WorkQueue<T>, stats: &mut PollStats) -> *mut T {
             // SeqCst CAS: decides ownership of t, against other thieves, the owner's take
             // and (new) grow's move, which empties this slot with a swap.
             if slot.compare_exchange(t, null_mut(), SeqCst, Relaxed).is_ok() {
-                // Release, where chapter 2 has SeqCst: the release is what its orderings
-                // table needs (the owner's Acquire read of `base`); the rest is a locked
-                // instruction per steal. See the page, "The thief's store to `base`".
-                q.base.store(b.wrapping_add(1), Release);
+                // Relaxed, where chapter 2 has SeqCst: no reader of base needs an ordering
+                // (chapter 2's orderings table), and SeqCst is a locked instruction per steal.
+                // See the page, "The thief's store to `base`".
+                q.base.store(b.wrapping_add(1), Relaxed);
                 return t;
             }
             stats.failures += 1;
@@ -72,7 +72,7 @@ pub fn poll<T>(q: &WorkQueue<T>, stats: &mut PollStats) -> *mut T {
 #[inline]
 pub fn next_local_task<T>(q: &WorkQueue<T>, fifo: bool) -> *mut T {
     let a = q.array(); // new in chapter 4; the owner's own array (it is the one who grows)
-    let mut b = q.base.load(Acquire); // pairs with the takers' base stores
+    let mut b = q.base.load(Relaxed); // as in chapter 3: the swap or the wait corrects it
     let p = q.top.load(Relaxed); // the owner's own field
     if p.wrapping_sub(b) <= 0 {
         return null_mut();
@@ -89,11 +89,11 @@ pub fn next_local_task<T>(q: &WorkQueue<T>, fifo: bool) -> *mut T {
         }
         let t = a.at(b).swap(null_mut(), SeqCst); // as above
         if !t.is_null() {
-            q.base.store(nb, Release); // the JDK's updateBase is volatile; Release, as in `poll`
+            q.base.store(nb, Relaxed); // the JDK's updateBase is volatile; Relaxed, as in `poll`
             return t;
         }
         loop {
-            let now = q.base.load(Acquire); // wait for the thief that took b to move base
+            let now = q.base.load(Relaxed); // wait for the thief that took b to move base
             if now != b {
                 b = now;
                 break;

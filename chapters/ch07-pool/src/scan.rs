@@ -20,7 +20,7 @@ use ch04_grow::WorkQueue;
 use ch05_phase::{Queue, Queues};
 use reclaim::{pin, take_sending_box_home};
 
-use crate::sync::Ordering::{Acquire, Relaxed, Release, SeqCst};
+use crate::sync::Ordering::{Acquire, Relaxed, SeqCst};
 
 /// What a look at a queue, or at every queue, found.
 #[derive(Debug, PartialEq, Eq)]
@@ -58,8 +58,8 @@ pub fn try_poll<T>(q: &WorkQueue<T>) -> Polled<*mut T> {
         } else {
             // SeqCst CAS, as in chapter 4: decides ownership of t.
             if slot.compare_exchange(t, null_mut(), SeqCst, Relaxed).is_ok() {
-                // Release, as in chapter 4's `poll` (JDK 25.0.3's scan: a plain store).
-                q.base.store(b.wrapping_add(1), Release);
+                // Relaxed, as in chapter 4's `poll` (JDK 25.0.3's scan: a plain store).
+                q.base.store(b.wrapping_add(1), Relaxed);
                 return Polled::Task(t);
             }
         }

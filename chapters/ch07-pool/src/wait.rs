@@ -7,7 +7,7 @@
 use ch04_grow::WorkQueue;
 
 use crate::Sleep;
-use crate::sync::Ordering::{Acquire, Relaxed, SeqCst};
+use crate::sync::Ordering::{Relaxed, SeqCst};
 use crate::sync::yield_now;
 
 // ANCHOR: await_work
@@ -45,8 +45,8 @@ pub fn looked_empty<T>(q: &WorkQueue<T>) -> bool {
 /// `runWorker` calls `signalWork` when the slot at `b + 1` is not null and the task came from
 /// another queue than its last steal (or is no-user-help); ours asks after every steal]
 pub fn leaves_work<T>(q: &WorkQueue<T>) -> bool {
-    // Acquire: pairs with the takers' base stores; at least one past the task we took.
-    let b = q.base.load(Acquire);
+    // Relaxed: this thief's own store, or a newer one (coherence): past the task we took.
+    let b = q.base.load(Relaxed);
     // SeqCst: the other side of `looked_empty`'s look.
     !q.array().at(b).load(SeqCst).is_null()
 }
