@@ -116,7 +116,7 @@ fn grade(
 
 fn look_at(chapter: &Chapter, check: Check) -> String {
     match check {
-        Check::Build => format!("the compiler's messages above, in {}", chapter.exercise()),
+        Check::Build => format!("the messages above, in {}", chapter.exercise()),
         Check::Tests => format!(
             "chapters/{}/tests/, and the \"Exercise\" section of {}",
             chapter.name,

@@ -50,6 +50,12 @@ impl Chapter {
     pub fn exercise(&self) -> String {
         format!("chapters/{}/src/exercise.rs", self.name)
     }
+    /// The reference's module in the chapter's crate, named after its file (`poll` for
+    /// `solutions/ch02-poll/poll.rs`, which links to `src/poll.rs`).
+    pub fn reference_module(&self) -> &str {
+        let file = self.solution.rsplit('/').next().unwrap_or(&self.solution);
+        file.strip_suffix(".rs").unwrap_or(file)
+    }
     /// The chapter's book page.
     pub fn page(&self) -> String {
         format!("chapters/{}/README.md", self.name)

@@ -198,6 +198,16 @@ impl Target<'_> {
     }
 
     fn build(&self) -> Verdict {
+        let module = self.chapter.reference_module();
+        let code = std::fs::read_to_string(&self.file).unwrap_or_default();
+        if let Some((line, path)) = crate::own::names_the_reference(&code, module) {
+            return Verdict::Fail(format!(
+                "{}:{line} names the chapter's reference (`{path}`): the checks would grade the \
+                 reference, not your code. Write the function yourself (the library's other \
+                 functions, and `crate::sync`, are yours to use)",
+                self.file.strip_prefix(self.root).unwrap_or(&self.file).display()
+            ));
+        }
         let cmd = self.cargo(&["test", "--no-run", "--message-format", "short"]);
         self.compiler_check(Check::Build, cmd, "compiles", "does not compile")
     }

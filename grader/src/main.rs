@@ -29,6 +29,7 @@ mod generated;
 mod hints;
 mod library;
 mod mutants;
+mod own;
 mod run;
 mod self_check;
 mod state;
