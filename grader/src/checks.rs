@@ -96,6 +96,19 @@ fn loom_env(root: &Path) -> Vec<(String, String)> {
     pairs
 }
 
+/// The verdict's words for a run cut because no test finished for [`QUIET`]: where its
+/// threads were (`stacks`), and the first panic before it (`text`, its output), which often
+/// explains the wait: a thief that hit a `todo!()` leaves a test waiting for it.
+fn stuck(stacks: &str, text: &str, log: &str) -> String {
+    let panic = first_panic(text).map(|p| format!("; before it, a panic: {p}")).unwrap_or_default();
+    format!(
+        "stuck: no test finished for {} s, so something loops or waits forever; {}{panic} \
+         (log: {log})",
+        QUIET.as_secs(),
+        where_stuck(stacks)
+    )
+}
+
 /// How long the tests may go without one finishing before they count as stuck.
 pub const QUIET: Duration = Duration::from_secs(10);
 
@@ -180,13 +193,7 @@ impl Target<'_> {
 
     fn hang(&self, check: Check, out: &Output) -> Option<Verdict> {
         if let Some(stacks) = &out.stalled {
-            return Some(Verdict::Fail(format!(
-                "stuck: no test finished for {} s, so something loops or waits forever; {} \
-                 (log: {})",
-                QUIET.as_secs(),
-                where_stuck(stacks),
-                self.log(check)
-            )));
+            return Some(Verdict::Fail(stuck(stacks, &out.text, &self.log(check))));
         }
         out.timed_out.then(|| {
             Verdict::Fail(format!(
@@ -361,5 +368,24 @@ impl Target<'_> {
                 Err(Verdict::Fail(format!("criterion wrote no estimates under {}", home.display())))
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_stuck_run_names_the_panic_before_it() {
+        let text = "test exercise::a ... FAILED\n\
+                    thread '<unnamed>' panicked at src/exercise.rs:26:5:\n\
+                    not yet implemented: poll\nnote: run with `RUST_BACKTRACE=1`\n";
+        let said = super::stuck("", text, "tests.log");
+        assert!(said.starts_with("stuck: no test finished for 10 s"), "{said}");
+        assert!(
+            said.contains(
+                "before it, a panic: not yet implemented: poll (at src/exercise.rs:26:5)"
+            ),
+            "{said}"
+        );
+        assert!(!super::stuck("", "test exercise::a ... ", "t.log").contains("panic"));
     }
 }

@@ -205,6 +205,11 @@ pub fn first_panic(text: &str) -> Option<String> {
 /// comment in `tests/loom.rs`, whose source is `models`), what it saw and where, and, for
 /// loom's own findings, which accesses raced and what is missing.
 pub fn explain_loom(text: &str, models: &str) -> Option<String> {
+    // A `todo!()` still in the exercise: the card's first line says so, and a model's
+    // execution up to it explains nothing.
+    if first_panic(text).is_some_and(|p| p.starts_with("not yet implemented")) {
+        return None;
+    }
     let mut out = Vec::new();
     // The model that failed, or the one the test process died in.
     if let Some(name) = failed_tests(text).into_iter().next().or_else(|| running_test(text))
@@ -392,6 +397,10 @@ mod tests {
         assert!(
             card.ends_with("the first panic: not yet implemented: poll (at src/exercise.rs:9:5)")
         );
+        // Under loom the same stub prints the execution up to its `todo!()`: noise, left out.
+        let stub =
+            format!("--- loom's failing execution ---\n--- end of the execution ---\n{stub}");
+        assert_eq!(explain_loom(&stub, models), None);
         assert_eq!(without_failures("", "tests.log", None), "did not run: see tests.log");
     }
 

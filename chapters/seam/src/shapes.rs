@@ -226,7 +226,7 @@ pub fn no_starvation<D: Deque>() {
     let hits: Arc<Vec<AtomicUsize>> = Arc::new((0..THIEVES).map(|_| AtomicUsize::new(0)).collect());
     let done = Arc::new(AtomicBool::new(false));
     let start = Arc::new(Barrier::new(THIEVES + 1));
-    let handles: Vec<_> = (0..THIEVES)
+    let mut handles: Vec<_> = (0..THIEVES)
         .map(|id| {
             let (s, hits, done, start) =
                 (stealer.clone(), hits.clone(), done.clone(), start.clone());
@@ -249,6 +249,13 @@ pub fn no_starvation<D: Deque>() {
             "after 20 s some taker never got a task: owner {own_hits}, thieves {:?}",
             hits.iter().map(|h| h.load(Ordering::Relaxed)).collect::<Vec<_>>()
         );
+        // A thief ends before `done` only by panicking (a `todo!()` in its poll, say): pass
+        // its panic on, or the owner would wait out the limit for a thief that is gone.
+        if let Some(i) = handles.iter().position(|h| h.is_finished())
+            && let Err(panic) = handles.swap_remove(i).join()
+        {
+            std::panic::resume_unwind(panic);
+        }
         for _ in 0..64 {
             if D::push(&owner, next).is_err() {
                 break;
