@@ -97,10 +97,14 @@ fn loom_env(root: &Path) -> Vec<(String, String)> {
 }
 
 /// The verdict's words for a run cut because no test finished for [`QUIET`]: where its
-/// threads were (`stacks`), and the first panic before it (`text`, its output), which often
-/// explains the wait: a thief that hit a `todo!()` leaves a test waiting for it.
+/// threads were (`stacks`), and the first panic printed before it (`text`, its output), from
+/// a test that ended earlier: the same `todo!()` may be what the stuck test waits behind. (A
+/// panic that a test expects, whose message says "expected", is left out.)
 fn stuck(stacks: &str, text: &str, log: &str) -> String {
-    let panic = first_panic(text).map(|p| format!("; before it, a panic: {p}")).unwrap_or_default();
+    let panic = first_panic(text)
+        .filter(|p| !p.contains("expected"))
+        .map(|p| format!("; before it, a panic: {p}"))
+        .unwrap_or_default();
     format!(
         "stuck: no test finished for {} s, so something loops or waits forever; {}{panic} \
          (log: {log})",
@@ -208,12 +212,20 @@ impl Target<'_> {
         let module = self.chapter.reference_module();
         let code = std::fs::read_to_string(&self.file).unwrap_or_default();
         if let Some((line, path)) = crate::own::names_the_reference(&code, module) {
-            return Verdict::Fail(format!(
-                "{}:{line} names the chapter's reference (`{path}`): the checks would grade the \
-                 reference, not your code. Write the function yourself (the library's other \
-                 functions, and `crate::sync`, are yours to use)",
-                self.file.strip_prefix(self.root).unwrap_or(&self.file).display()
-            ));
+            let file = self.file.strip_prefix(self.root).unwrap_or(&self.file).display();
+            let what = if path.ends_with('*') || path.ends_with("*}") {
+                format!(
+                    "imports the crate's root with a glob (`{path}`), which brings in the \
+                         chapter's reference too: import what you use by name"
+                )
+            } else {
+                format!(
+                    "names the chapter's reference (`{path}`): the checks would grade the \
+                         reference, not your code. Write the exercise yourself (the library's \
+                         other functions, and `crate::sync`, are yours to use)"
+                )
+            };
+            return Verdict::Fail(format!("{file}:{line} {what}"));
         }
         let cmd = self.cargo(&["test", "--no-run", "--message-format", "short"]);
         self.compiler_check(Check::Build, cmd, "compiles", "does not compile")

@@ -1,35 +1,40 @@
 //! Whether the reader's file is its own answer. The exercise is compiled inside its chapter's
 //! crate, beside the reference module it stands in for (`crate::poll` in chapter 2), so a file
 //! that hands each call on to the reference would pass every check while the checks graded the
-//! reference. Before the build, the grader reads the file's code (comments and string
-//! literals left out) for the paths that name the reference from inside the crate:
-//! `crate::poll` or `super::poll`, the module in a `use crate::{...}` group, and the same for
-//! `Reference`, the type that plugs the reference into the chapter's seam. It catches a file
-//! that names the reference, not every road to it: a public function of the crate that calls
-//! the reference stays reachable, and the page's contract says which functions those are.
+//! reference. Before the build, the grader reads the file's code (comments and literals left
+//! out) for the paths that reach the crate's root and go on to the reference: `crate::poll`,
+//! `super::poll` (from the file's top level; one `super` more in each module the file opens),
+//! the module in a `use crate::{...}` group, a glob of the root (`use super::*` at the top
+//! level, after which `poll::poll` is the reference), and the same for `Reference`, the type
+//! that plugs the reference into the chapter's seam. It catches a file that names the
+//! reference, not every road to it: a public function of the crate that calls the reference,
+//! or the crate renamed (`use crate as me`), stays reachable.
 
 /// The first place where `code` names, from inside its crate, the reference module `module`
-/// or the type `Reference`: the line (1-based) and the path as written (`crate::poll`).
+/// or the type `Reference`, or globs the crate's root: the line (1-based) and the path as
+/// written (`crate::poll`, `super::{Reference}`, `crate::*`).
 pub fn names_the_reference(code: &str, module: &str) -> Option<(usize, String)> {
     let tokens = tokens(&code_only(code));
-    let named = |t: &Token| t.text == module || t.text == "Reference";
-    for (i, t) in tokens.iter().enumerate() {
-        let root = t.text == "crate" || t.text == "super";
-        if !root || tokens.get(i + 1).is_none_or(|c| c.text != "::") {
+    let named = |t: &Token| t.text == module || t.text == "Reference" || t.text == "*";
+    let depths = module_depths(&tokens);
+    let mut i = 0;
+    while i < tokens.len() {
+        let Some((root, next)) = root_path(&tokens, i, depths[i]) else {
+            i += 1;
             continue;
-        }
-        match tokens.get(i + 2) {
-            Some(n) if named(n) => return Some((n.line, format!("{}::{}", t.text, n.text))),
+        };
+        match tokens.get(next) {
+            Some(n) if named(n) => return Some((n.line, format!("{root}::{}", n.text))),
             // A group, `crate::{a, b::c}`: any name in it at any depth.
             Some(open) if open.text == "{" => {
                 let mut depth = 0;
-                for n in &tokens[i + 2..] {
+                for n in &tokens[next..] {
                     match n.text.as_str() {
                         "{" => depth += 1,
                         "}" if depth == 1 => break,
                         "}" => depth -= 1,
                         _ if named(n) => {
-                            return Some((n.line, format!("{}::{{{}}}", t.text, n.text)));
+                            return Some((n.line, format!("{root}::{{{}}}", n.text)));
                         }
                         _ => {}
                     }
@@ -37,58 +42,148 @@ pub fn names_the_reference(code: &str, module: &str) -> Option<(usize, String)> 
             }
             _ => {}
         }
+        i = next;
     }
     None
 }
 
-/// `code` with its comments and the contents of its string and character literals turned
-/// into spaces (newlines kept, so that lines still count). Raw strings are read as plain ones:
-/// a reader's answer has no reason to hold a path in one.
+/// Whether a path starting at token `i` names the crate's root: `crate::`, or as many
+/// `super::` as it takes from `depth` modules deep in the file (one at the top level, which
+/// is the module `crate::exercise`). Returns the root as written and the token after it.
+fn root_path(tokens: &[Token], i: usize, depth: usize) -> Option<(String, usize)> {
+    // Only a path's first segment: `x::crate` is no path to the root.
+    if i > 0 && tokens[i - 1].text == "::" {
+        return None;
+    }
+    let sep = |j: usize| tokens.get(j).is_some_and(|t| t.text == "::");
+    if tokens[i].text == "crate" && sep(i + 1) {
+        return Some(("crate".into(), i + 2));
+    }
+    let mut j = i;
+    while tokens.get(j).is_some_and(|t| t.text == "super") && sep(j + 1) {
+        j += 2;
+    }
+    let supers = (j - i) / 2;
+    (supers > 0 && supers == depth + 1).then(|| (vec!["super"; supers].join("::"), j))
+}
+
+/// For each token, how many `mod NAME { ... }` of the file enclose it.
+fn module_depths(tokens: &[Token]) -> Vec<usize> {
+    // The brace depth at which each open module began.
+    let mut open: Vec<usize> = Vec::new();
+    let (mut braces, mut out) = (0, Vec::with_capacity(tokens.len()));
+    for (i, t) in tokens.iter().enumerate() {
+        out.push(open.len());
+        match t.text.as_str() {
+            "{" => {
+                let is_mod = i >= 2 && tokens[i - 2].text == "mod";
+                braces += 1;
+                if is_mod {
+                    open.push(braces);
+                }
+            }
+            "}" => {
+                if open.last() == Some(&braces) {
+                    open.pop();
+                }
+                braces -= 1;
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// `code` with its comments (nested block comments too) and the contents of its string, raw
+/// string and character literals turned into spaces; newlines are kept, so that lines still
+/// count.
 fn code_only(code: &str) -> String {
+    let c: Vec<char> = code.chars().collect();
     let mut out = String::with_capacity(code.len());
-    let mut chars = code.chars().peekable();
-    let blank = |c: char| if c == '\n' { '\n' } else { ' ' };
-    while let Some(c) = chars.next() {
-        match (c, chars.peek()) {
-            ('/', Some('/')) => {
+    let blank = |ch: char| if ch == '\n' { '\n' } else { ' ' };
+    let ident = |ch: char| ch.is_alphanumeric() || ch == '_';
+    let mut i = 0;
+    while i < c.len() {
+        let (c0, c1, c2) = (c.get(i).copied(), c.get(i + 1).copied(), c.get(i + 2).copied());
+        if c0 == Some('/') && c1 == Some('/') {
+            while i < c.len() && c[i] != '\n' {
                 out.push(' ');
-                while let Some(&n) = chars.peek() {
-                    if n == '\n' {
+                i += 1;
+            }
+        } else if c0 == Some('/') && c1 == Some('*') {
+            let mut depth = 0;
+            while i < c.len() {
+                if c[i] == '/' && c.get(i + 1) == Some(&'*') {
+                    depth += 1;
+                    out.push_str("  ");
+                    i += 2;
+                } else if c[i] == '*' && c.get(i + 1) == Some(&'/') {
+                    depth -= 1;
+                    out.push_str("  ");
+                    i += 2;
+                    if depth == 0 {
                         break;
                     }
+                } else {
+                    out.push(blank(c[i]));
+                    i += 1;
+                }
+            }
+        } else if c0 == Some('r')
+            && (i == 0 || !ident(c[i - 1]) || c[i - 1] == 'b')
+            && matches!(c1, Some('"') | Some('#'))
+        {
+            // A raw string, r"..." or r#"..."#: it ends at a quote and as many hashes.
+            let hashes = c[i + 1..].iter().take_while(|&&ch| ch == '#').count();
+            if c.get(i + 1 + hashes) != Some(&'"') {
+                out.push_str(&" ".repeat(1 + hashes)); // `r#poll`, a raw identifier: `poll`
+                i += 1 + hashes;
+                continue;
+            }
+            out.push_str(&" ".repeat(2 + hashes));
+            i += 2 + hashes;
+            while i < c.len() {
+                let closes = c[i] == '"' && c[i + 1..].iter().take(hashes).all(|&ch| ch == '#');
+                if closes && c.len() - i > hashes {
+                    out.push_str(&" ".repeat(1 + hashes));
+                    i += 1 + hashes;
+                    break;
+                }
+                out.push(blank(c[i]));
+                i += 1;
+            }
+        } else if c0 == Some('"') {
+            out.push(' ');
+            i += 1;
+            while i < c.len() && c[i] != '"' {
+                if c[i] == '\\' {
                     out.push(' ');
-                    chars.next();
+                    i += 1;
+                }
+                if i < c.len() {
+                    out.push(blank(c[i]));
+                    i += 1;
                 }
             }
-            ('/', Some('*')) => {
+            out.push(' ');
+            i += 1;
+        } else if c0 == Some('\'') && (c1 == Some('\\') || c2 == Some('\'')) {
+            // A character literal ('x', '\'', '\u{1F600}'); `'a` alone is a lifetime.
+            out.push(' ');
+            i += 1;
+            if c.get(i) == Some(&'\\') {
                 out.push(' ');
-                let mut prev = ' ';
-                for n in chars.by_ref() {
-                    out.push(blank(n));
-                    if prev == '*' && n == '/' {
-                        break;
-                    }
-                    prev = n;
-                }
+                i += 1;
             }
-            // A character literal of a double quote, `'"'`, opens no string.
-            ('\'', Some('"')) => {
-                chars.next();
-                out.push_str("' ");
+            while i < c.len() && c[i] != '\'' {
+                out.push(' ');
+                i += 1;
             }
-            ('"', _) => {
-                out.push('"');
-                let mut escaped = false;
-                for n in chars.by_ref() {
-                    if n == '"' && !escaped {
-                        out.push('"');
-                        break;
-                    }
-                    escaped = n == '\\' && !escaped;
-                    out.push(blank(n));
-                }
-            }
-            _ => out.push(c),
+            out.push(' ');
+            i += 1;
+        } else {
+            out.push(c[i]);
+            i += 1;
         }
     }
     out
@@ -142,28 +237,40 @@ mod tests {
         assert_eq!(found(code).as_deref(), Some("4: crate::poll"));
         assert_eq!(found("fn f() { super::poll::poll() }").as_deref(), Some("1: super::poll"));
         assert_eq!(found("use crate :: poll;").as_deref(), Some("1: crate::poll"));
+        assert_eq!(found("fn f() { crate::r#poll::poll() }").as_deref(), Some("1: crate::poll"));
     }
 
     #[test]
-    fn a_group_import_and_the_reference_type_are_found() {
+    fn a_group_a_glob_and_the_reference_type_are_found() {
         let group = "use crate::{PollStats, sync::{Ordering, spin}, poll::poll as theirs};";
         assert_eq!(found(group).as_deref(), Some("1: crate::{poll}"));
         let seam = "fn f() { <crate::Reference as PollOps>::poll() }";
         assert_eq!(found(seam).as_deref(), Some("1: crate::Reference"));
         assert_eq!(found("use super::{Reference};").as_deref(), Some("1: super::{Reference}"));
+        // After a glob of the root, `poll::poll` is the reference's.
+        assert_eq!(found("use super::*;\nfn f() { poll::poll() }").as_deref(), Some("1: super::*"));
+        assert_eq!(found("use crate::{sync::*, *};").as_deref(), Some("1: crate::{*}"));
+        // From a module the file opens, the root is one `super` further.
+        let nested = "mod inner {\n    use super::super::poll;\n}\n";
+        assert_eq!(found(nested).as_deref(), Some("2: super::super::poll"));
     }
 
     #[test]
-    fn the_readers_own_names_comments_and_strings_are_not() {
+    fn the_readers_own_names_comments_and_literals_are_not() {
         let own = "use crate::{PollStats, WorkQueue};\n\
                    use crate::sync::Ordering::{Acquire, Relaxed};\n\
                    pub fn poll() { self::poll(); spin::poll(); }\n\
                    // crate::poll::poll would be cheating\n\
-                   /* so would crate::Reference */\n\
+                   /* so would crate::Reference /* nested */ crate::poll::poll() */\n\
                    fn g() { panic!(\"not crate::poll::poll \\\" crate::poll\"); }\n\
-                   fn h() -> ch04_grow::Reference { std::ops::poll::x() }\n\
-                   const Q: char = '\"'; // a quote, then crate::poll in a comment\n";
+                   fn h<'a>(x: &'a u8) -> ch04_grow::Reference { std::ops::poll::x() }\n\
+                   const Q: char = '\"'; // a quote, then crate::poll in a comment\n\
+                   const R: &str = r#\"a \" crate::poll\"#;\n\
+                   #[cfg(test)]\nmod tests {\n    use super::*;\n    use super::poll;\n}\n";
         assert_eq!(found(own), None);
+        // What follows a literal is code again.
+        let after = "const Q: char = '\"';\nconst R: &str = r#\"\"#;\nfn f() { crate::poll::x() }";
+        assert_eq!(found(after).as_deref(), Some("3: crate::poll"));
     }
 
     /// The check must not refuse a file for the wrong reason: no shipped stub, and no

@@ -40,6 +40,23 @@ fn failures(text: &str) -> Vec<(String, Option<String>)> {
         .collect()
 }
 
+/// How a `todo!()` panics.
+const TODO: &str = "not yet implemented";
+
+/// The `---- NAME stdout ----` section libtest printed for the failed test whose short name
+/// is `name`, if it printed one.
+fn section<'t>(text: &'t str, name: &str) -> Option<&'t str> {
+    let at = text.lines().find(|l| {
+        l.strip_prefix("---- ")
+            .and_then(|l| l.strip_suffix(" stdout ----"))
+            .is_some_and(|full| full.rsplit("::").next() == Some(name))
+    })?;
+    let from = text.find(at)? + at.len();
+    let rest = &text[from..];
+    let to = rest.find("\n---- ").or_else(|| rest.find("\nfailures:")).unwrap_or(rest.len());
+    Some(&rest[..to])
+}
+
 /// The card of a run in which no test reported a failure, yet the run failed: the test process
 /// crashed (a double free aborts it, a loom deadlock too), or it never started (see `log`).
 /// The first panic, if any, usually says why (a `todo!()` still in the exercise, say); then
@@ -124,14 +141,6 @@ fn failed_tests_full(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// The failed tests' short names (`exercise::pop` is `pop`).
-fn failed_tests(text: &str) -> Vec<String> {
-    failed_tests_full(text)
-        .iter()
-        .map(|name| name.rsplit("::").next().unwrap_or(name).to_string())
-        .collect()
-}
-
 /// Which test was running when the test process died, and how.
 fn crash(text: &str) -> Option<String> {
     let signal = text.lines().find(|l| l.contains("(signal:"))?;
@@ -205,14 +214,24 @@ pub fn first_panic(text: &str) -> Option<String> {
 /// comment in `tests/loom.rs`, whose source is `models`), what it saw and where, and, for
 /// loom's own findings, which accesses raced and what is missing.
 pub fn explain_loom(text: &str, models: &str) -> Option<String> {
-    // A `todo!()` still in the exercise: the card's first line says so, and a model's
-    // execution up to it explains nothing.
-    if first_panic(text).is_some_and(|p| p.starts_with("not yet implemented")) {
+    // The model explained: the first that failed other than on a `todo!()` (an exercise of
+    // several functions may have one written and racy, another not begun), or the one the
+    // test process died in. None when every failure is a `todo!()`: the card's list says so,
+    // and a model's execution up to it explains nothing.
+    let todo = |why: &Option<String>| why.as_deref().is_some_and(|p| p.starts_with(TODO));
+    let failed = failures(text);
+    let name = match failed.iter().find(|(_, why)| !todo(why)) {
+        Some((name, _)) => Some(name.clone()),
+        None if failed.is_empty() => running_test(text),
+        None => return None,
+    };
+    // That model's own output where libtest kept one (`---- NAME stdout ----`), else all of it.
+    let text = name.as_deref().and_then(|n| section(text, n)).unwrap_or(text);
+    if first_panic(text).is_some_and(|p| p.starts_with(TODO)) {
         return None;
     }
     let mut out = Vec::new();
-    // The model that failed, or the one the test process died in.
-    if let Some(name) = failed_tests(text).into_iter().next().or_else(|| running_test(text))
+    if let Some(name) = name
         && let Some(doc) = model_doc(models, &name)
     {
         out.push(format!("the model `{name}`: {doc}"));
@@ -404,6 +423,30 @@ mod tests {
         assert_eq!(without_failures("", "tests.log", None), "did not run: see tests.log");
     }
 
+    /// An exercise of several functions, one begun and racy, one still `todo!()`: the card
+    /// explains the racy one's model, whatever order the models failed in.
+    #[test]
+    fn a_todo_in_one_function_does_not_hide_a_race_in_another() {
+        let models = "/// Two workers, two tasks.\nfn two_workers<I: Impl>() {\n";
+        let text = "test exercise::a_forked ... FAILED\ntest exercise::two_workers ... FAILED\n\n\
+                    failures:\n\n---- exercise::a_forked stdout ----\n\
+                    thread 'exercise::a_forked' panicked at src/exercise.rs:52:5:\n\
+                    not yet implemented: help_until\n\n---- exercise::two_workers stdout ----\n\
+                    --- loom's failing execution: one column per thread ---\n\
+                    \x20   3  exercise.rs:40 load -> null Acquire\n--- end of the execution ---\n\
+                    thread 'exercise::two_workers' panicked at tests/loom.rs:9:5:\n\
+                    a task never ran\n\nfailures:\n    exercise::a_forked\n";
+        let why = explain_loom(text, models).unwrap();
+        assert!(why.starts_with("the model `two_workers`: Two workers, two tasks."), "{why}");
+        assert!(
+            why.contains("it saw: a task never ran") && why.contains("exercise.rs:40"),
+            "{why}"
+        );
+        assert!(!why.contains("not yet implemented"), "{why}");
+        let only_todo = text.replace("a task never ran", "not yet implemented: await_work");
+        assert_eq!(explain_loom(&only_todo, models), None);
+    }
+
     #[test]
     fn names_the_racing_accesses_of_a_causality_violation() {
         let text = "test exercise::m ... FAILED\n\
@@ -441,7 +484,7 @@ mod tests {
     fn finds_failed_names_and_the_panic() {
         let text = "test exercise::pop ... FAILED\ntest exercise::push ... ok\n\
                     thread 'exercise::pop' panicked at tests/ring.rs:4:9:\nnot yet implemented: pop\nnote: run with";
-        assert_eq!(failed_tests(text), ["pop"]);
+        assert_eq!(failures(text).into_iter().map(|(name, _)| name).collect::<Vec<_>>(), ["pop"]);
         assert_eq!(first_panic(text).unwrap(), "not yet implemented: pop (at tests/ring.rs:4:9)");
     }
 

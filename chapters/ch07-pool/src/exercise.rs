@@ -10,7 +10,7 @@
 // gives hints. Compiled only by `cargo grade ch07`.
 
 #[allow(unused_imports)] // you may want them
-use crate::sync::Ordering::{Acquire, Relaxed, SeqCst};
+use crate::sync::Ordering::{Relaxed, SeqCst};
 #[allow(unused_imports)] // you may want it
 use crate::sync::yield_now;
 use crate::Sleep;

@@ -242,6 +242,15 @@ pub fn no_starvation<D: Deque>() {
         })
         .collect();
     start.wait();
+    // However this ends (a failed assert, a thief's panic passed on), the other thieves stop:
+    // they would spin on beside the tests that follow.
+    struct Stop(Arc<AtomicBool>);
+    impl Drop for Stop {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::Relaxed); // Relaxed: as the store below
+        }
+    }
+    let _stop = Stop(done.clone());
     let (t0, mut own_hits, mut next) = (Instant::now(), 0, 0);
     while own_hits == 0 || hits.iter().any(|h| h.load(Ordering::Relaxed) == 0) {
         assert!(
