@@ -211,21 +211,9 @@ impl Target<'_> {
     fn build(&self) -> Verdict {
         let module = self.chapter.reference_module();
         let code = std::fs::read_to_string(&self.file).unwrap_or_default();
-        if let Some((line, path)) = crate::own::names_the_reference(&code, module) {
+        if let Some(found) = crate::own::names_the_reference(&code, module) {
             let file = self.file.strip_prefix(self.root).unwrap_or(&self.file).display();
-            let what = if path.ends_with('*') || path.ends_with("*}") {
-                format!(
-                    "imports the crate's root with a glob (`{path}`), which brings in the \
-                         chapter's reference too: import what you use by name"
-                )
-            } else {
-                format!(
-                    "names the chapter's reference (`{path}`): the checks would grade the \
-                         reference, not your code. Write the exercise yourself (the library's \
-                         other functions, and `crate::sync`, are yours to use)"
-                )
-            };
-            return Verdict::Fail(format!("{file}:{line} {what}"));
+            return Verdict::Fail(format!("{file}:{} {}", found.line, found.why()));
         }
         let cmd = self.cargo(&["test", "--no-run", "--message-format", "short"]);
         self.compiler_check(Check::Build, cmd, "compiles", "does not compile")

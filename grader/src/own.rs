@@ -10,10 +10,43 @@
 //! reference, not every road to it: a public function of the crate that calls the reference,
 //! or the crate renamed (`use crate as me`), stays reachable.
 
+/// A path in the reader's file that reaches the reference.
+#[derive(Debug, PartialEq)]
+pub struct Found {
+    /// Its line, 1-based.
+    pub line: usize,
+    /// As written: `crate::poll`, `super::{Reference}`, `crate::*`.
+    pub path: String,
+    /// Whether it is a glob of the crate's root, which brings the reference in unnamed.
+    glob: bool,
+}
+
+impl Found {
+    fn at(name: &Token, path: String) -> Found {
+        Found { line: name.line, path, glob: name.text == "*" }
+    }
+
+    /// What the build check tells the reader.
+    pub fn why(&self) -> String {
+        let path = &self.path;
+        if self.glob {
+            format!(
+                "imports the crate's root with a glob (`{path}`), which brings in the chapter's \
+                 reference too: import what you use by name"
+            )
+        } else {
+            format!(
+                "names the chapter's reference (`{path}`): the checks would grade the reference, \
+                 not your code. Write the exercise yourself (the library's other functions, and \
+                 `crate::sync`, are yours to use)"
+            )
+        }
+    }
+}
+
 /// The first place where `code` names, from inside its crate, the reference module `module`
-/// or the type `Reference`, or globs the crate's root: the line (1-based) and the path as
-/// written (`crate::poll`, `super::{Reference}`, `crate::*`).
-pub fn names_the_reference(code: &str, module: &str) -> Option<(usize, String)> {
+/// or the type `Reference`, or globs the crate's root.
+pub fn names_the_reference(code: &str, module: &str) -> Option<Found> {
     let tokens = tokens(&code_only(code));
     let named = |t: &Token| t.text == module || t.text == "Reference" || t.text == "*";
     let depths = module_depths(&tokens);
@@ -24,7 +57,7 @@ pub fn names_the_reference(code: &str, module: &str) -> Option<(usize, String)> 
             continue;
         };
         match tokens.get(next) {
-            Some(n) if named(n) => return Some((n.line, format!("{root}::{}", n.text))),
+            Some(n) if named(n) => return Some(Found::at(n, format!("{root}::{}", n.text))),
             // A group, `crate::{a, b::c}`: any name in it at any depth.
             Some(open) if open.text == "{" => {
                 let mut depth = 0;
@@ -34,7 +67,7 @@ pub fn names_the_reference(code: &str, module: &str) -> Option<(usize, String)> 
                         "}" if depth == 1 => break,
                         "}" => depth -= 1,
                         _ if named(n) => {
-                            return Some((n.line, format!("{root}::{{{}}}", n.text)));
+                            return Some(Found::at(n, format!("{root}::{{{}}}", n.text)));
                         }
                         _ => {}
                     }
@@ -228,7 +261,7 @@ mod tests {
     use super::names_the_reference;
 
     fn found(code: &str) -> Option<String> {
-        names_the_reference(code, "poll").map(|(line, path)| format!("{line}: {path}"))
+        names_the_reference(code, "poll").map(|f| format!("{}: {}", f.line, f.path))
     }
 
     #[test]

@@ -22,19 +22,13 @@ fn failures(text: &str) -> Vec<(String, Option<String>)> {
     failed_tests_full(text)
         .into_iter()
         .map(|full| {
-            let header = format!("---- {full} stdout ----");
-            let section: Option<String> = text.split_once(&header).map(|(_, rest)| {
-                rest.lines()
-                    .take_while(|l| !l.starts_with("---- ") && *l != "failures:")
-                    .collect::<Vec<_>>()
-                    .join("\n")
-            });
+            let section = stdout_section(text, &full);
             let own_thread = || {
                 let at = format!("thread '{full}' panicked at");
                 let i = text.find(&at)?;
                 first_panic(&text[i..])
             };
-            let why = section.and_then(|s| first_panic(&s)).or_else(own_thread);
+            let why = section.and_then(first_panic).or_else(own_thread);
             (full.rsplit("::").next().unwrap_or(&full).to_string(), why)
         })
         .collect()
@@ -43,18 +37,20 @@ fn failures(text: &str) -> Vec<(String, Option<String>)> {
 /// How a `todo!()` panics.
 const TODO: &str = "not yet implemented";
 
-/// The `---- NAME stdout ----` section libtest printed for the failed test whose short name
-/// is `name`, if it printed one.
-fn section<'t>(text: &'t str, name: &str) -> Option<&'t str> {
-    let at = text.lines().find(|l| {
-        l.strip_prefix("---- ")
-            .and_then(|l| l.strip_suffix(" stdout ----"))
-            .is_some_and(|full| full.rsplit("::").next() == Some(name))
-    })?;
-    let from = text.find(at)? + at.len();
-    let rest = &text[from..];
-    let to = rest.find("\n---- ").or_else(|| rest.find("\nfailures:")).unwrap_or(rest.len());
-    Some(&rest[..to])
+/// The `---- FULL stdout ----` section libtest printed for the failed test named `full`
+/// (`exercise::pop`), if it printed one: its lines up to the next section or the list of
+/// failures.
+fn stdout_section<'t>(text: &'t str, full: &str) -> Option<&'t str> {
+    let (_, rest) = text.split_once(&format!("---- {full} stdout ----"))?;
+    let mut end = 0;
+    for line in rest.split_inclusive('\n') {
+        let l = line.trim_end_matches('\n');
+        if l.starts_with("---- ") || l == "failures:" {
+            break;
+        }
+        end += line.len();
+    }
+    Some(&rest[..end])
 }
 
 /// The card of a run in which no test reported a failure, yet the run failed: the test process
@@ -226,7 +222,10 @@ pub fn explain_loom(text: &str, models: &str) -> Option<String> {
         None => return None,
     };
     // That model's own output where libtest kept one (`---- NAME stdout ----`), else all of it.
-    let text = name.as_deref().and_then(|n| section(text, n)).unwrap_or(text);
+    let full = name.as_deref().and_then(|n| {
+        failed_tests_full(text).into_iter().find(|f| f.rsplit("::").next() == Some(n))
+    });
+    let text = full.and_then(|f| stdout_section(text, &f)).unwrap_or(text);
     if first_panic(text).is_some_and(|p| p.starts_with(TODO)) {
         return None;
     }
