@@ -6,8 +6,8 @@
 //! the slot. That wait is a few instructions long while every thread has a core. With more
 //! workers than cores, the thread in the middle of its two stores can be descheduled for a
 //! whole time slice, and every thief that reaches its queue spins (pinned, so that no task
-//! memory can be recycled either) until the scheduler runs it again. So JDK 25's workers do
-//! not call `poll`: the scan in `runWorker` reads the slot itself and, on a stall, abandons
+//! memory can be recycled either) until the scheduler runs it again. So JDK 25's worker loop
+//! does not call `poll`: the scan in `runWorker` reads the slot itself and, on a stall, abandons
 //! the whole pass and starts another from a new random origin. `try_poll` and `scan` give up
 //! on the stalled queue too, but finish the pass before scanning again.
 //!

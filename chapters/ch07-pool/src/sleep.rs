@@ -6,7 +6,8 @@
 //! both miss the other side's store, so either the worker's recheck finds the task, or the
 //! producer finds the worker and wakes it. Without the recheck, a task pushed just before the
 //! announcement is seen by no one: a lost wake-up. [JDK 25: `deactivate`/`awaitWork` and
-//! `signalWork`, which do the same with the `ctl` word and `Unsafe.park`]
+//! `signalWork`, which do a variant with the `ctl` word and `Unsafe.park`: the worker woken is
+//! the top of the idle stack, not always the one whose recheck saw the task]
 
 use crate::sync::Ordering::SeqCst;
 use crate::sync::{AtomicUsize, Condvar, Mutex, fence};
