@@ -298,7 +298,7 @@ def main():
     run(build)
     bin_dir = os.path.join(ROOT, "target", "release")
     fj = run([os.path.join(bin_dir, "forkjoin-steals"), "--runs", str(runs), "--leaf-us", str(a.leaf_us),
-              "--par", pars, "--fib", fib, "--fib-runs", str(fib_runs), "--rows"])
+              "--par", pars, "--fib", fib, "--fib-runs", str(fib_runs), "--rows", "--inside"])
     # The same 64x256 with leaves of one iteration: what is left is each pool's own work per
     # task (fork, queue, run, join), the part of a 64x256 gap that a pool's code can explain.
     # `--inside` adds ours in rayon's shape (main blocks once), beside ours in the JDK's.
@@ -401,21 +401,33 @@ def main():
               f"{together:.1f}, {100 * (together / halved - 1):+.1f}%: on this machine, in this run, "
               "that is what running the cores together cost or saved)")
     w("")
-    w("| workload | par | ours ms | rayon ms | JDK ms | ours/rayon | ours/JDK | ours/floor | steals ours | steals JDK |")
-    w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    w("`ours` runs 64x256 in the JDK probe's shape: `main` submits the 64 roots and joins each from "
+      "outside the pool, parking on each one not done yet. rayon's `main` blocks once (`install`); "
+      "`ours inside` is our pool in that shape (the roots forked and joined inside one "
+      "`ThreadPool::join`), timed in turn with the others: ours inside / rayon compares the two "
+      "pools on one shape.")
+    w("")
+    w("| workload | par | ours ms | ours inside ms | rayon ms | JDK ms | ours/rayon | ours inside/rayon "
+      "| ours/JDK | ours/floor | steals ours | steals JDK |")
+    w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     verdicts, missing = [], []
     for workload in ("64x256", f"fib{fib}"):
         for par in map(int, pars.split(",")):
             o, r, j = (pool.get((s, workload, par)) for s in ("ours", "rayon", "jdk"))
+            i = pool.get(("ours-inside", workload, par))  # 64x256 only
             rr, rj = ratio(o and o[0], r and r[0]), ratio(o and o[0], j and j[0])
+            ri = ratio(i and i[0], r and r[0]) if i else "-"
             fl = (fib_floor_ms if par == 1 else None) if workload.startswith("fib") else work_floor(par)
             rf = ratio(o and o[0], fl)
-            verdicts.append((workload, par, rr, rj, rf, fl, r and r[0], j and j[0], (o, r)))
+            verdicts.append((workload, par, rr, rj, rf, fl, r and r[0], j and j[0], (o, r), (i, ri)))
             missing += [f"{s} {workload} par {par}" for s, c in (("ours", o), ("rayon", r), ("jdk", j))
                         if c is None and not (s == "jdk" and no_jdk)]
             if workload == "64x256" and fl is None:
                 missing.append(f"leaves alone 64x256 par {par}")
-            w(f"| {workload} | {par} | {fmt(o)} | {fmt(r)} | {fmt(j)} | {rr} | {rj} | {rf} | {o[3] if o else '-'} | {j[3] if j else '-'} |")
+            if workload == "64x256" and i is None:
+                missing.append(f"ours inside 64x256 par {par}")
+            w(f"| {workload} | {par} | {fmt(o)} | {fmt(i)} | {fmt(r)} | {fmt(j)} | {rr} | {ri} | {rj} | {rf} "
+              f"| {o[3] if o else '-'} | {j[3] if j else '-'} |")
     w("")
     leaf_note = one_worker_leaf(pool, leaf, fib, n_joins)
     if leaf_note:
@@ -424,11 +436,8 @@ def main():
     w(f"The pools' own work per task: 64x256 again with leaves of one iteration ({max(runs, 9)} runs, "
       "median ms), over its 16,384 leaves. Here each task's memory is still in the cache when it "
       "runs; with real leaves, and more threads than cores, it often is not, and the pools' work "
-      "per task grows (the table under this one says by how much). "
-      "`ours` has the JDK probe's shape: main submits the 64 roots and joins each from outside "
-      "the pool, parking on each one not done yet. rayon's main blocks once (`install`); "
-      "`ours inside` is our pool in that shape (the roots forked and joined inside one "
-      "`ThreadPool::join`), so ours inside / rayon compares the two pools' work per task alone.")
+      "per task grows (the table under this one says by how much). The shapes are the table's "
+      "above: ours inside / rayon compares the two pools' work per task alone.")
     w("")
     w("| par | ours ms | ours inside ms | rayon ms | ours ns per leaf | ours inside ns per leaf "
       "| rayon ns per leaf | ours/rayon | ours inside/rayon |")
@@ -605,7 +614,7 @@ def main():
             w(target_line(f"queue {label}, ours/crossbeam (<= 1.5)", num(ratio(o, c)), 1.5, fl / c if fl and c else None,
                           f" (profile: chapters/contention/profile-queue-{kind}.txt; ours over the floor, "
                           f"split into pins and boxes: under the queue table{rounds}){regime}", cells=cells))
-    for workload, par, rr, rj, rf, fl, rayon_ms, jdk_ms, cells in verdicts:
+    for workload, par, rr, rj, rf, fl, rayon_ms, jdk_ms, cells, (inside, ri) in verdicts:
         fibrow = workload.startswith("fib")
         if fibrow and par == 1:
             w(target_line(f"{workload} par 1, ours/floor (<= 1.3)", num(rf), 1.3, None,
@@ -636,6 +645,16 @@ def main():
                 explains += (f" (of which main's waits outside the pool, ours - ours inside, "
                              f"{max(bo - bi, 0):.2f} ms)")
             why = f"; its gap is {o[0] - r[0]:.1f} ms; with empty leaves (above) the pools' own work is {explains}"
+            if fl:
+                # Both pools near the leaves' floor: no pool's work is left to cut, and the
+                # target is decided by the runs' spread.
+                why += (f"; ours ran {o[0] / fl:.2f} times the leaves' floor and rayon {r[0] / fl:.2f} "
+                        "(the floor, timed in turn with the pools, above)")
+            if inside:
+                # The same pool in rayon's shape, timed in the same run: what is left of the gap
+                # once `main` blocks once, as rayon's does.
+                why += (f"; in rayon's shape (`ours inside`: main blocks once) ours took {inside[0]:.1f} ms, "
+                        f"ours inside/rayon {ri}")
             if profile and par in profile:
                 (oc, ol, _, osyms), (rc, rl, _, _) = profile[par]["ours"], profile[par]["rayon"]
                 why += (f"; by perf at this parallelism (above), outside the leaves ours used "

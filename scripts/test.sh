@@ -361,10 +361,11 @@ lab_floors_printed() {
     "rayon's join plus the one swap more that the JDK's protocol pays:" "Where 64x256's CPU went, ours and rayon:" \
     "Floor of 64x256: the leaves' own work with no pool, all 16,384 split evenly" \
     "64x256 at parallelism 1, where one worker runs every task, per leaf" \
-    "| 1 owner + 1 thief at its heels |" "- at the heels (the owner paced"; do
+    "| 1 owner + 1 thief at its heels |" "- at the heels (the owner paced" \
+    "| ours inside/rayon | ours/JDK |"; do
     grep -qF -- "$need" "$t" || { echo "lab table $t lacks: $need"; return 1; }
   done
-  echo "floors (with and without pins; 64x256's timed on the cores together), rayon's join plus one swap, ours/floor, the pools' own work per leaf, where 64x256's CPU went, instruction counts, each pool's time per leaf with one worker, the protocol at a thief's heels and verdicts are printed"
+  echo "floors (with and without pins; 64x256's timed on the cores together), rayon's join plus one swap, ours/floor, the pools' own work per leaf, where 64x256's CPU went, instruction counts, each pool's time per leaf with one worker, the protocol at a thief's heels, ours in rayon's shape and verdicts are printed"
 }
 
 # Build outputs never belong in git: a target/ folder anywhere in the tree.
