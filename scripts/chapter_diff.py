@@ -14,6 +14,8 @@ modules of its own. So each figure holds
 - for a new file, only its public items; for the exercise stub (a new exercise each chapter),
   only its functions.
 Diffs leave comments out, as the book's other diffs do: what changed is the code.
+A piece that the chapter's page shows in its own prose is also written alone, as the figure
+its MOVED entry names (chapter 4's poll.diff): one diff, made once, in both places.
 The output has no date, so that --check can compare it byte for byte.
 """
 
@@ -34,6 +36,8 @@ HUGE = 80  # a file's diff longer than this shows its stat, hunk headers and pub
 # used that code unchanged through its dependency. `new` names a file of the new chapter's
 # src/ and an item in it. A file of the new chapter that has entries here is shown by these
 # pieces and by the diff of its public items, not whole (its summary line counts the whole file).
+# An entry may name a fourth thing, a figure: that piece is also written alone to the chapter's
+# figures/ folder, for a page that shows it beside its own explanation.
 MOVED = {
     2: [
         ("ch01-ring/src/raw.rs::RawRing", "queue.rs::WorkQueue",
@@ -53,7 +57,7 @@ MOVED = {
         ("ch02-poll/src/queue.rs::push", "queue.rs::push",
          "push grows the array instead of saying Full"),
         ("ch02-poll/src/poll.rs::poll", "take.rs::poll",
-         "the thief rereads the array every round (chapter 3 used chapter 2's poll)"),
+         "the thief rereads the array every round (chapter 3 used chapter 2's poll)", "poll.diff"),
         ("ch03-last-slot/src/take.rs::next_local_task", "take.rs::next_local_task",
          "the owner's take, on the current array"),
     ],
@@ -247,7 +251,8 @@ def chapter_dirs(root):
 
 
 def render(root, old_dir, new_dir, number):
-    """The text of chapter `number`'s changes.diff, comparing new_dir's crate with old_dir's."""
+    """The text of chapter `number`'s changes.diff, comparing new_dir's crate with old_dir's, and
+    {figure name: text} for the pieces that MOVED also writes alone."""
     def rel(path):  # how the figure names a file: from chapters/, as `ch02-poll/src/poll.rs`
         return path.relative_to(root / "chapters").as_posix()
 
@@ -259,7 +264,8 @@ def render(root, old_dir, new_dir, number):
                  for p in sorted((d / "src").rglob("*.rs"))}
                 for d in (old_dir, new_dir))
     moved = MOVED.get(number, [])
-    by_item = {n.split("::")[0] for _, n, _ in moved}
+    by_item = {n.split("::")[0] for _, n, *_ in moved}
+    alone = {}
 
     out = [
         f"# What changed in the crate from chapter {number - 1} ({old_dir.name}) "
@@ -313,7 +319,7 @@ def render(root, old_dir, new_dir, number):
     # which the page shows only in a fold marked as such, never in this diff.
     answers = set(re.findall(r"\bfn\s+([a-z_][a-z0-9_]*)", (new_dir / "src" / EXERCISE).read_text())) \
         if (new_dir / "src" / EXERCISE).exists() else set()
-    for old_spec, new_spec, why in moved:
+    for old_spec, new_spec, why, *figure in moved:
         old_file, old_item = old_spec.split("::")
         new_file, new_item = new_spec.split("::")
         if new_item in answers:
@@ -325,13 +331,15 @@ def render(root, old_dir, new_dir, number):
         b = item_lines(new[new_file], new_item, rel(new_dir / "src" / new_file))
         labels = (f"{old_file} ({old_item})", f"{rel(new_dir / 'src' / new_file)} ({new_item})")
         old_where = old_file.replace("/src/", " ")
-        out += ["", f"# {new_file} {new_item}, from {old_where} {old_item}: {why}"]
-        out += pair_diff(a, b, *labels)
+        piece = pair_diff(a, b, *labels)
+        out += ["", f"# {new_file} {new_item}, from {old_where} {old_item}: {why}"] + piece
+        if figure:
+            alone[figure[0]] = "\n".join(piece) + "\n"
     for name in sorted(new.keys() - old.keys() - {EXERCISE}) + [EXERCISE] * (EXERCISE in new):
         label = "the exercise stub, its functions" if name == EXERCISE else "new file, public items only"
         out += ["", f"# {name}: {label}", f"+++ {rel(new_dir / 'src' / name)}"]
         out += ["+" + sig for sig in public_items(new[name])]
-    return "\n".join(out) + "\n"
+    return "\n".join(out) + "\n", alone
 
 
 def main():
@@ -346,29 +354,31 @@ def main():
     if not chapters:
         sys.exit(f"chapter_diff.py: no chapters/chNN-*/Cargo.toml under {root}")
 
-    stale = []
+    stale, checked = [], 0
     for number in sorted(chapters):
         if number - 1 not in chapters:
             continue  # the first chapter has nothing to compare with
-        text = render(root, chapters[number - 1], chapters[number], number)
-        figure = chapters[number] / "figures" / "changes.diff"
-        name = figure.relative_to(root).as_posix()
-        current = figure.read_text() if figure.is_file() else None
-        if args.check:
+        changes, alone = render(root, chapters[number - 1], chapters[number], number)
+        for file, text in [("changes.diff", changes)] + sorted(alone.items()):
+            figure = chapters[number] / "figures" / file
+            name = figure.relative_to(root).as_posix()
+            current = figure.read_text() if figure.is_file() else None
+            if args.check:
+                if current != text:
+                    stale.append(f"{'missing' if current is None else 'stale'}: {name}")
+                checked += 1
+                continue
             if current != text:
-                stale.append(f"{'missing' if current is None else 'stale'}: {name}")
-            continue
-        if current != text:
-            figure.parent.mkdir(exist_ok=True)
-            figure.write_text(text)
-        print(f"{'wrote    ' if current != text else 'unchanged'} {name} ({text.count(chr(10))} lines)")
+                figure.parent.mkdir(exist_ok=True)
+                figure.write_text(text)
+            print(f"{'wrote    ' if current != text else 'unchanged'} {name} ({text.count(chr(10))} lines)")
 
     if stale:
         fix = COMMAND + ("" if args.dir == parser.get_default("dir") else f" --dir {args.dir}")
         print("\n".join(stale) + f"\nthese figures do not match the crates: run `{fix}`")
         return 1
     if args.check:
-        print(f"chapter diffs match the crates ({len(chapters) - 1} figures)")
+        print(f"chapter diffs match the crates ({checked} figures)")
     return 0
 
 

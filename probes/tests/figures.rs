@@ -4,7 +4,6 @@
 //! `UPDATE_EXPECT=1 cargo test -p probes --test figures` rewrites the files (expect-test's
 //! `expect_file!`).
 
-use std::path::Path;
 use std::process::Command;
 
 use expect_test::{ExpectFile, expect_file};
@@ -291,54 +290,4 @@ fn ring_trace_rejects_a_bad_start() {
         Command::new(env!("CARGO_BIN_EXE_ring-trace")).args(["--start", "x"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("usage"));
-}
-
-/// The lines between `// ANCHOR: name` and `// ANCHOR_END: name` in `file`, without comments
-/// (whole-line and trailing `//`), so that a diff shows what the code changed.
-fn code_of(file: &str, anchor: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(file);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{file}: {e}"));
-    let start = format!("// ANCHOR: {anchor}");
-    let end = format!("// ANCHOR_END: {anchor}");
-    let mut out = String::new();
-    for line in
-        text.lines().skip_while(|l| l.trim() != start).skip(1).take_while(|l| l.trim() != end)
-    {
-        let code = line.split(" // ").next().unwrap_or(line).trim_end();
-        // Comments and inlining hints: neither changes what the code does.
-        let hint = code.trim_start().starts_with("#[inline");
-        if !code.trim_start().starts_with("//") && !code.trim().is_empty() && !hint {
-            out.push_str(code);
-            out.push('\n');
-        }
-    }
-    assert!(!out.is_empty(), "no anchor {anchor} in {file}");
-    out
-}
-
-/// A chapter page shows what changed since the previous chapter as a diff of the code. The
-/// figure is `diff -u` of the two anchors' code (comments and `#[inline]` hints stripped); this
-/// test remakes it.
-fn check_diff(old: (&str, &str), new: (&str, &str), figure: ExpectFile) {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
-    let (a, b) = (dir.join("old.rs"), dir.join("new.rs"));
-    std::fs::write(&a, code_of(old.0, old.1)).unwrap();
-    std::fs::write(&b, code_of(new.0, new.1)).unwrap();
-    let out = Command::new("diff")
-        .args(["-u", "--label", old.0, "--label", new.0])
-        .args([&a, &b])
-        .output()
-        .expect("diff runs");
-    let fresh = String::from_utf8(out.stdout).unwrap();
-    assert!(fresh.contains("@@"), "the two anchors are identical: nothing to show");
-    figure.assert_eq(&fresh);
-}
-
-#[test]
-fn chapter_4_poll_diff_matches_the_sources() {
-    check_diff(
-        ("chapters/ch02-poll/src/poll.rs", "poll"),
-        ("chapters/ch04-grow/src/take.rs", "poll"),
-        expect_file!["../../chapters/ch04-grow/figures/poll.diff"],
-    );
 }
