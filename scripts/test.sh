@@ -197,6 +197,20 @@ book_names_check_fails() {
   [ $ok = 0 ] && echo "book_names.py names the page line that quotes a name no source has (or, from the JDK, one JDK 25 lacks), and fails"
 }
 
+# The figure-lines check must be able to fail: in a copy of chapters/, one line more at the top
+# of chapter 7's sleep.rs moves every line a loom figure quotes from it.
+figure_lines_check_fails() {
+  local tmp out ok=0
+  tmp=$(mktemp -d)
+  cp -r chapters "$tmp/"
+  python3 scripts/figure_lines.py --dir "$tmp" >/dev/null || { echo "a fresh copy failed the check"; ok=1; }
+  sed -i '1i // one line more' "$tmp/chapters/ch07-pool/src/sleep.rs"
+  out=$(python3 scripts/figure_lines.py --dir "$tmp" 2>&1) && { echo "moved lines passed the check"; ok=1; }
+  grep -q "loom-park_without_recheck.txt:[0-9]*: sleep.rs:" <<<"$out" || { echo "the stale figure was not named:"; echo "$out"; ok=1; }
+  rm -rf "$tmp"
+  [ $ok = 0 ] && echo "figure_lines.py names the figure line whose source line moved, and fails"
+}
+
 # The chapter-diff check must be able to fail: in a copy of chapters/, never this tree, the
 # figures are regenerated and must pass; then one more line of code in chapter 3's lib.rs must
 # fail `chapter_diff.py --check`, which must name chapter 3's changes.diff as stale.
@@ -413,6 +427,8 @@ step "book: every name it quotes exists (snake_case in the sources, JDK camelCas
 step "the name check fails on a name no source has" book_names_check_fails
 step "book: chapter diffs match the crates" python3 scripts/chapter_diff.py --check
 step "the chapter-diff check fails when a crate changes" chapter_diff_check_fails
+step "book: the source lines the figures quote are current" python3 scripts/figure_lines.py
+step "the figure-lines check fails when a quoted line moves" figure_lines_check_fails
 step "book: mdbook build + link check" book_build
 step "book: every page in headless Chromium" book_browser
 step "browser check fails on a broken page" book_browser_fails
