@@ -169,6 +169,11 @@ impl Target<'_> {
         self.scratch.join(format!("{}.log", check.name())).display().to_string()
     }
 
+    /// What `check` printed when it last ran on this file (its log), if it ran.
+    pub fn printed(&self, check: Check) -> Option<String> {
+        std::fs::read_to_string(self.log(check)).ok()
+    }
+
     /// `Some` when the chapter has nothing for this check to do.
     pub fn not_applicable(&self, check: Check) -> Option<Verdict> {
         match check {

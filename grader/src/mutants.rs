@@ -6,7 +6,7 @@
 //! # One or more comment lines: what is wrong and what it breaks.
 //! file: src/pins.rs                 (library mutants only: the file it edits, in its crate)
 //! caught-by: tests                  (what must catch it; see below)
-//! expect: Causality violation       (optional, library mutants: text the failure must print)
+//! expect: Causality violation       (optional: text the failure must print, such as a model's name)
 //! --- replace
 //! <lines of the reference, exactly as they stand>
 //! +++ with

@@ -92,20 +92,23 @@ pub fn self_check(root: &Path, chapters: &[&'static Chapter]) -> ExitCode {
                 .filter(|c| c.blocks(m.caught_by))
                 .chain([m.caught_by])
                 .collect();
-            let r = run_checks(
-                &target(root, chapter, file, &format!("mutant-{}", m.name)),
-                Some(&upto),
-            );
+            let t = target(root, chapter, file, &format!("mutant-{}", m.name));
+            let r = run_checks(&t, Some(&upto));
             let (last, earlier) = r.split_last().expect("at least the named check");
             let ok = earlier.iter().all(|(_, v)| !matches!(v, Verdict::Fail(_)))
                 && matches!(last.1, Verdict::Fail(_));
+            // `expect:`: the failure must be the one the mutant's page names (a model, a
+            // message), not any failure of that check.
+            let missing =
+                if ok { unprinted(m.expect.as_deref(), t.printed(m.caught_by)) } else { None };
             claim(
-                ok,
+                ok && missing.is_none(),
                 format!(
-                    "{} mutant {} is caught by {}: {}",
+                    "{} mutant {} is caught by {}{}: {}",
                     chapter.id,
                     m.name,
                     m.caught_by.name(),
+                    missing.map_or(String::new(), |e| format!(", but it never printed {e:?}")),
                     summary(&r)
                 ),
             );
@@ -120,6 +123,11 @@ pub fn self_check(root: &Path, chapters: &[&'static Chapter]) -> ExitCode {
     );
     println!("grade --check: {passed} passed, {failed} failed");
     if failed == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+}
+
+/// A mutant's `expect:` text when the check that caught it never printed it (or left no log).
+fn unprinted(expect: Option<&str>, printed: Option<String>) -> Option<&str> {
+    expect.filter(|e| !printed.is_some_and(|out| out.contains(e)))
 }
 
 /// What became of a chapter's generated mutants.
@@ -286,4 +294,20 @@ fn summary(results: &[(Check, Verdict)]) -> String {
         })
         .collect::<Vec<_>>()
         .join("; ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unprinted;
+
+    /// A mutant's `expect:` holds only when the catching check printed that text.
+    #[test]
+    fn an_expected_text_must_be_in_the_log() {
+        let log = || Some("test exercise::two_submitters_and_a_poller ... FAILED".to_string());
+        assert_eq!(unprinted(None, log()), None, "no expect: any failure counts");
+        assert_eq!(unprinted(Some("exercise::two_submitters_and_a_poller"), log()), None);
+        let other = Some("exercise::a_seqlock_reader_never_sees_half_a_push");
+        assert_eq!(unprinted(other, log()), other, "another model's failure is not the one named");
+        assert_eq!(unprinted(other, None), other, "no log: nothing was printed");
+    }
 }
