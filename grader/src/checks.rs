@@ -169,6 +169,12 @@ impl Target<'_> {
         self.scratch.join(format!("{}.log", check.name())).display().to_string()
     }
 
+    /// Removes `check`'s log from an earlier run, so that [`printed`](Self::printed) answers
+    /// for the next run only.
+    pub fn forget(&self, check: Check) {
+        let _ = std::fs::remove_file(self.log(check)); // absent already: nothing to forget
+    }
+
     /// What `check` printed when it last ran on this file (its log), if it ran.
     pub fn printed(&self, check: Check) -> Option<String> {
         std::fs::read_to_string(self.log(check)).ok()

@@ -10,7 +10,8 @@
 //! cargo grade --reset [ch01]  forget saved progress
 //! cargo grade --check [ch01]  for CI: the reference passes every check (and, through the
 //!                             benchmark gate, times within 1.4x of itself), the shipped
-//!                             stub fails, every mutant is caught by the check it names, and
+//!                             stub fails, every mutant is caught by the check it names
+//!                             (with the failure its `expect:` line names, if any), and
 //!                             every mutant cargo-mutants generates from the reference fails
 //!                             a check or is listed as equivalent, with its reason
 //! cargo grade --list          the chapters

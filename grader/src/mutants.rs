@@ -6,7 +6,8 @@
 //! # One or more comment lines: what is wrong and what it breaks.
 //! file: src/pins.rs                 (library mutants only: the file it edits, in its crate)
 //! caught-by: tests                  (what must catch it; see below)
-//! expect: Causality violation       (optional: text the failure must print, such as a model's name)
+//! expect: Causality violation       (optional: text the failure must print; for an exercise,
+//!                                    `exercise::name` means that model or test failed)
 //! --- replace
 //! <lines of the reference, exactly as they stand>
 //! +++ with
