@@ -37,6 +37,7 @@ ELSEWHERE = {
     "steal_into": "tokio's queue Steal",
     "native_write_msr": "the Linux kernel (a perf profile's symbol)",
     "smp_call_function_many_cond": "the Linux kernel (a perf profile's symbol)",
+    "irqentry_exit_to_user_mode": "the Linux kernel (a perf profile's symbol)",
     "callgrind_annotate": "valgrind (its report tool for callgrind's output)",
 }
 

@@ -323,6 +323,9 @@ def render(root, old_dir, new_dir, number):
         old_file, old_item = old_spec.split("::")
         new_file, new_item = new_spec.split("::")
         if new_item in answers:
+            if figure:
+                sys.exit(f"chapter_diff.py: MOVED names a figure for {new_spec}, this chapter's "
+                         "exercise: the answer is never shown as a diff")
             out += ["", f"# {new_file} {new_item}, from {old_file.replace('/src/', ' ')} {old_item}: {why}",
                     f"# (left out: {new_item} is this chapter's exercise; the page shows the reference",
                     "# in a fold marked as the answer)"]

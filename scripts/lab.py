@@ -6,9 +6,10 @@ and our queue beside crossbeam-deque, measured in one run on this machine, writt
     python3 scripts/lab.py --quick    # a smoke run: 1 run, parallelism 1,2, fib(20), few tasks
 
 It runs four probes (the first three print tab-separated rows with --rows):
-  probes/src/bin/forkjoin-steals.rs   64 roots x 256 leaves and fib(N), ours and rayon (run
-                                      twice: the second time with empty leaves, which leaves
-                                      each pool's own work per task)
+  probes/src/bin/forkjoin-steals.rs   64 roots x 256 leaves and fib(N), ours and rayon, and ours
+                                      in rayon's shape on 64 x 256 (--inside); run twice, the
+                                      second time with empty leaves, which leaves each pool's
+                                      own work per task
   probes/jdk/StealExperiment.java     64 x 256 and fib(N) on the JDK 25 (skipped, with a note,
                                       without one)
   probes/src/bin/queue-ops.rs         push+pop, push+steal, 1 owner + k thieves, one thief at a paced

@@ -213,7 +213,8 @@ figure_lines_check_fails() {
 
 # The chapter-diff check must be able to fail: in a copy of chapters/, never this tree, the
 # figures are regenerated and must pass; then one more line of code in chapter 3's lib.rs must
-# fail `chapter_diff.py --check`, which must name chapter 3's changes.diff as stale.
+# fail `chapter_diff.py --check`, which must name chapter 3's changes.diff as stale, and a
+# changed line in chapter 4's poll must name the piece its page shows alone, poll.diff.
 chapter_diff_check_fails() {
   local tmp out ok=0
   tmp=$(mktemp -d)
@@ -223,8 +224,12 @@ chapter_diff_check_fails() {
   echo 'pub fn added_after_the_figure() {}' >>"$tmp/chapters/ch03-last-slot/src/lib.rs"
   out=$(python3 scripts/chapter_diff.py --check --dir "$tmp" 2>&1) && { echo "a changed crate passed the check"; ok=1; }
   grep -q "stale: chapters/ch03-last-slot/figures/changes.diff" <<<"$out" || { echo "the stale figure was not named:"; echo "$out"; ok=1; }
+  # A piece a page shows alone (chapter 4's poll.diff) goes stale with the code it diffs.
+  sed -i 's/let mut pb = None;/let mut pb = None; let _added = 0;/' "$tmp/chapters/ch04-grow/src/take.rs"
+  out=$(python3 scripts/chapter_diff.py --check --dir "$tmp" 2>&1)
+  grep -q "stale: chapters/ch04-grow/figures/poll.diff" <<<"$out" || { echo "the stale piece was not named:"; echo "$out"; ok=1; }
   rm -rf "$tmp"
-  [ $ok = 0 ] && echo "chapter_diff.py --check names the figure a changed crate made stale, and fails"
+  [ $ok = 0 ] && echo "chapter_diff.py --check names the figure a changed crate made stale (a piece shown alone too), and fails"
 }
 
 # Serves <html-dir> on 127.0.0.1 on a free port (python3's http.server) and runs the browser

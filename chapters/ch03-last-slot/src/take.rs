@@ -27,7 +27,7 @@ pub fn next_local_task<T>(q: &WorkQueue<T>, fifo: bool) -> *mut T {
             // LIFO, or FIFO with one task left: take top - 1 (the same slot as base when one
             // task is left) and, if we got it, move top, the index only the owner writes.
             let s = p.wrapping_sub(1);
-            let t = q.slot(s).swap(null_mut(), SeqCst); // SeqCst: ordered with a thief's CAS
+            let t = q.slot(s).swap(null_mut(), SeqCst); // SeqCst: the JDK's getAndSetReference
             if !t.is_null() {
                 q.top.store(s, Relaxed);
             } // else a thief won the only task: it moves base to p; nothing to wait for

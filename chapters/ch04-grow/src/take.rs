@@ -81,7 +81,7 @@ pub fn next_local_task<T>(q: &WorkQueue<T>, fifo: bool) -> *mut T {
         let nb = b.wrapping_add(1);
         if !fifo || nb == p {
             let s = p.wrapping_sub(1);
-            let t = a.at(s).swap(null_mut(), SeqCst); // SeqCst: ordered with a thief's CAS
+            let t = a.at(s).swap(null_mut(), SeqCst); // SeqCst: the JDK's getAndSetReference
             if !t.is_null() {
                 q.top.store(s, Relaxed);
             }

@@ -1,6 +1,6 @@
 //! The grader's benchmark gate for chapter 6: the reader's accounting against the reference,
 //! alternating, in the same run (see chapters/ch01-ring/benches/gate.rs). The workload counts
-//! 1,000 takes (half of them steals) and sums a 64-slot counter array 100 times.
+//! 1,000 takes (three quarters of them steals) and sums a 64-slot counter array 100 times.
 
 use std::hint::black_box;
 use std::sync::atomic::{AtomicU32, AtomicU64};
