@@ -127,6 +127,31 @@ impl<C: CaughtBy> Mutant<C> {
     }
 }
 
+/// `expect`'s text when `printed` (a check's or test run's output) does not show it: the
+/// one rule for both kinds of mutant. A test's path (`exercise::name`) must be one that
+/// failed: libtest names every test it runs (`test exercise::name ... ok`), but only a
+/// failing one's thread panics (`thread 'exercise::name' (id) panicked`), also when loom
+/// aborts the process after it. Any other text may stand anywhere in the output.
+pub fn unprinted<'e>(expect: Option<&'e str>, printed: Option<&str>) -> Option<&'e str> {
+    expect.filter(|e| {
+        let failed =
+            if e.starts_with("exercise::") { format!("thread '{e}'") } else { e.to_string() };
+        !printed.is_some_and(|out| out.contains(&failed))
+    })
+}
+
+/// An `expect:` that `printed` must fail to show, for proving the rule on a real log: a test
+/// the log shows passing (`test exercise::x ... ok`), the case a bare `contains` would take
+/// for a failure, else a test that does not exist.
+pub fn decoy(printed: &str) -> String {
+    printed
+        .lines()
+        .find_map(|l| l.strip_prefix("test ")?.strip_suffix(" ... ok"))
+        .filter(|t| t.starts_with("exercise::"))
+        .unwrap_or("exercise::no_such_model")
+        .to_string()
+}
+
 /// Every mutant in `dir`, sorted by name.
 pub fn load<C: CaughtBy>(dir: &Path) -> Result<Vec<Mutant<C>>, String> {
     let mut files: Vec<_> = std::fs::read_dir(dir)
@@ -156,6 +181,25 @@ mod tests {
         let m = Mutant::<Check>::parse("m", M).unwrap();
         assert_eq!((m.caught_by, m.why.as_str()), (Check::Tests, "Masks with cap. Two lines."));
         assert_eq!(m.apply("fn f() {\n    a & b\n}").unwrap(), "fn f() {\n    a | b\n}");
+    }
+
+    /// A mutant's `expect:` holds only when the catching check printed that text.
+    #[test]
+    fn an_expected_text_must_be_in_the_log() {
+        let log = "test exercise::a_seqlock_reader_never_sees_half_a_push ... ok\n\
+                   thread 'exercise::two_submitters_and_a_poller' (7) panicked at model.rs:34:5:\n\
+                   each task taken exactly once, got counts [1, 0, 1]\n";
+        assert_eq!(decoy(log), "exercise::a_seqlock_reader_never_sees_half_a_push", "it passed");
+        assert_eq!(decoy("no test lines"), "exercise::no_such_model");
+        let log = Some(log);
+        assert_eq!(unprinted(None, log), None, "no expect: any failure counts");
+        assert_eq!(unprinted(Some("exercise::two_submitters_and_a_poller"), log), None);
+        assert_eq!(unprinted(Some("counts [1, 0, 1]"), log), None, "a message, anywhere");
+        let passed = Some("exercise::a_seqlock_reader_never_sees_half_a_push");
+        assert_eq!(unprinted(passed, log), passed, "a model that ran and passed is not named");
+        let other = Some("exercise::a_held_lock_turns_every_try_away");
+        assert_eq!(unprinted(other, log), other, "a model that did not run");
+        assert_eq!(unprinted(other, None), other, "no log: nothing was printed");
     }
 
     #[test]
