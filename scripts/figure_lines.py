@@ -9,10 +9,11 @@ and its timeline points at them (`sleep.rs:94 add 1`). When a comment above grow
 the code is the same and the figure's numbers are one off: nothing else notices. A quoted name
 is read as the nearest file of that name in a crate's src/ (else its tests/): in the figure's
 own chapter, else in the chapters before it, nearest first (a chapter's crate builds on those),
-else in the crates beside them (chapters/seam, chapters/reclaim); the line counts as current when that file has that text at
-that number (whitespace at the ends aside). Lines of `exercise.rs` are the mutant's or the
-stub's, written by the grader, not a file of the tree: they are left out. A run that finds no
-quoted line at all fails too: the figures' format would have changed under this check.
+else in the crates beside them (chapters/seam, chapters/reclaim); the line counts as current
+when that file has that text at that number (whitespace at the ends aside). Lines of
+`exercise.rs` are the mutant's or the stub's, written by the grader, not a file of the tree:
+they are left out. A run that finds no quoted line at all fails too: the figures' format would
+have changed under this check.
 """
 
 import argparse
@@ -25,6 +26,28 @@ QUOTED = re.compile(r"^\s+([\w/.-]+\.rs):(\d+): (.*)$")
 SKIP = {"exercise.rs"}
 
 
+def search_order(chapters, own):
+    """Where a figure of crate `own` looks for a quoted name: itself, the chapters before it
+    (nearest first), then the crates that are not chapters."""
+    crates = sorted((p.name for p in chapters.iterdir() if (p / "Cargo.toml").exists()),
+                    reverse=True)
+    return [own] + [c for c in crates if c.startswith("ch") and c < own] + \
+        [c for c in crates if not c.startswith("ch") and c != own]
+
+
+def nearest(files, order, name):
+    """The file a quoted `name` means: the first crate of `order` with one file of that name
+    (its src/ before its tests/, as tests/poll.rs sits beside src/poll.rs), else None; two
+    files of that name there are ambiguous, also None."""
+    for crate in order:
+        for part in ("src", "tests"):
+            found = [p for p in files.get((crate, part), []) if p.name == Path(name).name
+                     and p.as_posix().endswith("/" + name)]
+            if found:
+                return found[0] if len(found) == 1 else None
+    return None
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dir", type=Path, default=Path(__file__).resolve().parent.parent,
@@ -32,21 +55,11 @@ def main():
     root = parser.parse_args().dir.resolve()
     chapters = root / "chapters"
     sources = {}  # path -> its lines, read once
+    files = {}  # (crate, "src" or "tests") -> the .rs files there
     for p in [*chapters.glob("*/src/**/*.rs"), *chapters.glob("*/tests/*.rs")]:
         sources[p] = p.read_text().splitlines()
-    def nearest(figure, name):
-        """The file a figure's quoted `name` means (see the docstring), or None."""
-        own = figure.parent.parent.name  # chNN-*, or contention and the like
-        crates = sorted({p.relative_to(chapters).parts[0] for p in sources}, reverse=True)
-        order = [own] + [c for c in crates if c.startswith("ch") and c < own] + \
-                [c for c in crates if not c.startswith("ch")]
-        for crate in order:
-            for part in ("src", "tests"):  # a crate's code first (tests/poll.rs beside src/poll.rs)
-                found = [p for p in sources if p.relative_to(chapters).parts[:2] == (crate, part)
-                         and p.as_posix().endswith("/" + name)]
-                if found:
-                    return found[0] if len(found) == 1 else None  # two there: ambiguous
-        return None
+        files.setdefault(p.relative_to(chapters).parts[:2], []).append(p)
+    orders = {}  # a figure folder's crate -> its search order, worked out once
 
     stale, quoted = [], 0
     for figure in sorted(chapters.glob("*/figures/*.txt")):
@@ -56,7 +69,9 @@ def main():
                 continue
             quoted += 1
             name, at, text = m[1], int(m[2]), m[3].strip()
-            p = nearest(figure, name)
+            own = figure.parent.parent.name  # chNN-*, or contention and the like
+            order = orders.setdefault(own, search_order(chapters, own))
+            p = nearest(files, order, name)
             if p is None or not (at <= len(sources[p]) and sources[p][at - 1].strip() == text):
                 where = p.relative_to(root).as_posix() if p else "no one file of that name"
                 stale.append(f"{figure.relative_to(root)}:{n}: {name}:{at} is not `{text[:60]}` "
