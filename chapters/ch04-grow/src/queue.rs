@@ -155,6 +155,13 @@ impl<T> WorkQueue<T> {
         self.retired.lock().unwrap_or_else(|e| e.into_inner()).push(old);
     }
 
+    /// Whether `array` is one of the retired arrays itself: the array a thief loaded, not
+    /// another of the same length handed to [`retire`](Self::retire) in its place.
+    pub fn is_retired(&self, array: *const Slots<T>) -> bool {
+        let retired = self.retired.lock().unwrap_or_else(|e| e.into_inner());
+        retired.iter().any(|a| std::ptr::eq(&**a, array))
+    }
+
     /// Where thieves send the boxes they take from here (see the field).
     #[inline]
     pub fn home(&self) -> &BoundHome {

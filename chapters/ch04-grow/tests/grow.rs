@@ -61,10 +61,26 @@ fn a_full_queue_at_max_capacity_hands_the_task_back<G: GrowOps>() {
 
 fn old_arrays_are_kept_until_the_queue_drops<G: GrowOps>() {
     let (owner, _stealer) = queue::<G>(2);
+    let mut loaded = Vec::new(); // each array a thief could have loaded, read as a thief reads it
     for i in 0..1000 {
+        let a = owner.queue().array.load(Ordering::Acquire).cast_const();
+        if loaded.last() != Some(&a) {
+            loaded.push(a);
+        }
         owner.push(i).unwrap();
     }
-    let m = owner.queue().memory();
+    let q = owner.queue();
+    let current = q.array.load(Ordering::Acquire).cast_const(); // Acquire: as a thief's load
+    let lost: Vec<usize> = (loaded.iter().enumerate())
+        .filter(|&(_, &a)| a != current && !q.is_retired(a))
+        .map(|(n, _)| 2 << n)
+        .collect();
+    assert!(
+        lost.is_empty(),
+        "the arrays of {lost:?} slots were replaced but are not among the retired ones: \
+         retire the old array itself, which a thief may still read, not a stand-in"
+    );
+    let m = q.memory();
     assert_eq!(m.capacity, 1024);
     assert_eq!(
         (m.retired_arrays, m.retired_slots),
