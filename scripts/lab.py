@@ -18,8 +18,8 @@ It runs four probes (the first three print tab-separated rows with --rows):
 and, where valgrind is installed, counts the instructions of a queue's push+pop and push+steal
 and of a pool's fork and join (queue-ops --count, forkjoin-steals --count): the same from run
 to run where the timings are not, and the verdicts cite them; and, where perf works, samples
-64 x 256's timed runs at parallelism 2 and 8 (forkjoin-steals --perf-ctl) to say where each
-pool's CPU went, in the leaves or outside them.
+64 x 256's timed runs at parallelism 2 and 8 (forkjoin-steals --inside --perf-ctl) to say where
+each pool's CPU went, in the leaves or outside them (ours in both shapes).
 The leaf is calibrated on each side to the same cost (--leaf-us), and both measured costs are
 printed in the table's header. Every ratio is ours / peer from the same run: below 1.0 we are
 faster. The table goes to stdout and to target/lab/table.md.
@@ -53,6 +53,9 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # perf's sampling rate for the 64x256 profile: a sample every 0.25 ms of a thread's CPU.
 PERF_HZ = 4000
+# The pools cpu_profile tells apart, in its table's order: ours in the JDK probe's shape, ours
+# in rayon's (`--inside`), rayon.
+PROFILED = ("ours", "ours inside", "rayon")
 
 
 def run(cmd):
@@ -157,9 +160,10 @@ def instructions(bin_dir, quick):
 def cpu_profile(bin_dir, leaf_n, pars, runs):
     """Where 64x256's CPU went, by perf: one `forkjoin-steals` process per parallelism, sampled
     only during its timed runs (`--perf-ctl`: `probes/src/perf.rs`), each sample counted for
-    the pool whose thread it came from (ours' workers and `main-ours`, rayon's and
-    `main-rayon`). {par: {pool: (cpu ms per run, leaf ms per run, kernel ms per run,
-    [(ms per run, symbol)] outside the leaf, most first)}}, and the command; or (None, why)."""
+    the pool whose thread it came from (ours' workers and `main-ours`; ours in rayon's shape,
+    `--inside`: `ch07-inside-N` and `main-inside`; rayon's and `main-rayon`). {par: {pool: (cpu
+    ms per run, leaf ms per run, kernel ms per run, [(ms per run, symbol)] outside the leaf,
+    most first)}}, and the command; or (None, why)."""
     if shutil.which("perf") is None:
         return None, "perf is not installed"
     lab = os.path.join(ROOT, "target", "lab")
@@ -173,7 +177,7 @@ def cpu_profile(bin_dir, leaf_n, pars, runs):
             os.mkfifo(fifo)
         cmd = ["perf", "record", "-q", "-F", str(PERF_HZ), "-D", "-1", f"--control=fifo:{ctl},{ack}",
                "-o", data, "--", os.path.join(bin_dir, "forkjoin-steals"), "--runs", str(runs),
-               "--leaf", str(leaf_n), "--par", str(par), "--perf-ctl", f"{ctl},{ack}"]
+               "--leaf", str(leaf_n), "--par", str(par), "--inside", "--perf-ctl", f"{ctl},{ack}"]
         print("$ " + " ".join(cmd), file=sys.stderr, flush=True)
         p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
         if p.returncode != 0:  # no permission (perf_event_paranoid), no perf events in a VM, ...
@@ -189,6 +193,7 @@ def cpu_profile(bin_dir, leaf_n, pars, runs):
                 continue
             period, comm, dso, sym = int(f[0]), f[1], f[2], f[3].split("] ", 1)[-1]
             pool = ("ours" if comm.startswith("ch07-worker") or comm == "main-ours" else
+                    "ours inside" if comm.startswith("ch07-inside") or comm == "main-inside" else
                     "rayon" if comm.startswith("rayon-") or comm == "main-rayon" else None)
             if pool is None:
                 continue
@@ -200,11 +205,11 @@ def cpu_profile(bin_dir, leaf_n, pars, runs):
             else:
                 acc[2] += ms if dso == "[kernel.kallsyms]" else 0.0
                 acc[3][sym] = acc[3].get(sym, 0.0) + ms
-        if set(per) != {"ours", "rayon"}:
-            return None, f"perf report named no samples of {'/'.join({'ours', 'rayon'} - set(per))} at par {par}"
+        if set(per) != set(PROFILED):
+            return None, f"perf report named no samples of {'/'.join(set(PROFILED) - set(per))} at par {par}"
         found[par] = {pool: (c, l, k, sorted(((v, s) for s, v in syms.items()), reverse=True))
                       for pool, (c, l, k, syms) in per.items()}
-    shown = f"perf record -F {PERF_HZ} -D -1 --control=fifo:CTL,ACK -- forkjoin-steals --runs {runs} --leaf {leaf_n} --par P --perf-ctl CTL,ACK"
+    shown = f"perf record -F {PERF_HZ} -D -1 --control=fifo:CTL,ACK -- forkjoin-steals --runs {runs} --leaf {leaf_n} --par P --inside --perf-ctl CTL,ACK"
     return found, shown
 
 
@@ -322,7 +327,7 @@ def main():
     q = "".join(qs)
     floor = run([os.path.join(bin_dir, "atomic-costs"), "--runs", str(runs)])
     counted = instructions(bin_dir, a.quick)
-    # Where 64x256's CPU went, ours and rayon, at one parallelism with a core each and at one
+    # Where 64x256's CPU went, ours (in both shapes) and rayon, at one parallelism with a core each and at one
     # with four threads a core: perf, sampling only the timed runs.
     leaf_n = next((n for lang, n, _ in rows(fj, "leaf") if lang == "rust"), None)
     profiled = [p for p in ((2,) if a.quick else (2, 8)) if str(p) in pars.split(",")]
@@ -451,20 +456,21 @@ def main():
         missing += [f"{s} 64x256 empty leaves par {par}"
                     for s, c in (("ours", o), ("ours inside", i), ("rayon", r)) if c is None]
     w("")
-    w("Where 64x256's CPU went, ours and rayon: "
+    w("Where 64x256's CPU went, ours, ours inside and rayon: "
       + (f"`{profile_cmd}`, one process per parallelism, sampling only the timed runs (each "
          "pool's warm-up run among them); a sample counts for the pool whose thread it came "
          "from. ms of CPU per run, both cores together. The leaves' own CPU varies with the "
          "machine from run to run; what is outside them is each pool's work, the kernel's "
-         "for it (parking, waking, page faults) and the main thread's waits (and, the same for both, "
-         "its naming of the threads for perf as each window opens)."
+         "for it (parking, waking, page faults) and the main thread's waits (and, the same for all, "
+         "its naming of the threads for perf as each window opens). ours and ours inside are one "
+         "pool in two shapes: what ours spends above ours inside is main's waits outside the pool."
          if profile else f"not measured here: {profile_cmd}."))
     if profile:
         w("")
         w("| par | pool | CPU ms | in the leaves | outside the leaves | of it in the kernel | most outside the leaves |")
         w("|---:|---|---:|---:|---:|---:|---|")
         for par in sorted(profile):
-            for pool in ("ours", "rayon"):
+            for pool in PROFILED:
                 c, l, k, syms = profile[par][pool]
                 top = ", ".join(f"`{sym[:60]}` {v:.2f}" for v, sym in syms[:3] if v >= 0.005)
                 w(f"| {par} | {pool} | {c:.1f} | {l:.1f} | {c - l:.2f} | {k:.2f} | {top} |")
@@ -641,10 +647,6 @@ def main():
             explains = (f"ours' {d:.2f} ms more than rayon's" if d > 0 else
                         f"ours' {-d:.2f} ms less than rayon's" if -d >= 0.005 else
                         "the same to 0.01 ms")
-            bi = bare.get(("ours-inside", par))
-            if d > 0 and bi is not None:
-                explains += (f" (of which main's waits outside the pool, ours - ours inside, "
-                             f"{max(bo - bi, 0):.2f} ms)")
             why = f"; its gap is {o[0] - r[0]:.1f} ms; with empty leaves (above) the pools' own work is {explains}"
             if fl:
                 # Both pools near the leaves' floor: no pool's work is left to cut, and the
@@ -657,10 +659,11 @@ def main():
                 why += (f"; in rayon's shape (`ours inside`: main blocks once) ours took {inside[0]:.1f} ms, "
                         f"ours inside/rayon {ri}")
             if profile and par in profile:
-                (oc, ol, _, osyms), (rc, rl, _, _) = profile[par]["ours"], profile[par]["rayon"]
+                (oc, ol, _, osyms), (ic, il, _, _), (rc, rl, _, _) = (profile[par][p] for p in PROFILED)
                 why += (f"; by perf at this parallelism (above), outside the leaves ours used "
-                        f"{oc - ol:.2f} ms of CPU per run and rayon {rc - rl:.2f}, in the leaves "
-                        f"{ol:.1f} and {rl:.1f} (ours' most: `{osyms[0][1][:60]}`)")
+                        f"{oc - ol:.2f} ms of CPU per run, ours inside {ic - il:.2f} and rayon "
+                        f"{rc - rl:.2f} (ours - ours inside: main's waits outside the pool), in the "
+                        f"leaves {ol:.1f}, {il:.1f} and {rl:.1f} (ours' most: `{osyms[0][1][:60]}`)")
             elif profile:
                 why += f"; where the CPU went, by perf at parallelism {' and '.join(map(str, sorted(profile)))}: above"
         w(target_line(f"{workload} par {par}, ours/rayon (<= {1.5 if fibrow else 1.0})", num(rr), 1.5 if fibrow else 1.0,

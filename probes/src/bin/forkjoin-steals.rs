@@ -26,7 +26,8 @@
 //! with empty leaves, where the pools' own work per task is compared.
 //!
 //! `--perf-ctl CTL,ACK`, under `perf record -D -1 --control fifo:CTL,ACK`: sampling only during
-//! the timed 64x256 runs (`probes::perf`), for the lab's table of where their CPU went.
+//! the timed 64x256 runs (`probes::perf`), for the lab's table of where their CPU went; with
+//! `--inside`, `ours-inside`'s runs too (its threads: `ch07-inside-N` and `main-inside`).
 //!
 //! `--count ours --fib N` (or `rayon`) runs only fib(N) on that pool at parallelism 1, once and
 //! silently, for an instruction count under valgrind: `scripts/figures.sh lab` counts two sizes
@@ -36,7 +37,7 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use ch07_pool::{ThreadPool, fib};
+use ch07_pool::{Builder, ThreadPool, fib};
 use probes::perf;
 use probes::roots::{self, RayonPool, fib_rayon};
 use reclaim::BoxCounts;
@@ -129,11 +130,14 @@ fn ours_roots(par: usize, n: u64) -> (u64, f64) {
 }
 
 /// rayon's shape on our pool (`--inside`, `probes::roots::ours_inside`), on a new pool: ms.
+/// Its workers have names of their own, so that perf tells their CPU from `ours`'.
 fn ours_roots_inside(par: usize, n: u64) -> f64 {
-    let pool: ThreadPool = ThreadPool::new(par);
-    let t0 = Instant::now();
-    black_box(roots::ours_inside(&pool, leaf, n));
-    let ms = t0.elapsed().as_secs_f64() * 1e3;
+    let pool = Builder::new(par).thread_name("ch07-inside-").build();
+    let ms = perf::window("main-inside", || {
+        let t0 = Instant::now();
+        black_box(roots::ours_inside(&pool, leaf, n));
+        t0.elapsed().as_secs_f64() * 1e3
+    });
     pool.shutdown();
     ms
 }
