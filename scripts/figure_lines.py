@@ -70,7 +70,9 @@ def main():
             quoted += 1
             name, at, text = m[1], int(m[2]), m[3].strip()
             own = figure.parent.parent.name  # chNN-*, or contention and the like
-            order = orders.setdefault(own, search_order(chapters, own))
+            if own not in orders:
+                orders[own] = search_order(chapters, own)
+            order = orders[own]
             p = nearest(files, order, name)
             if p is None or not (at <= len(sources[p]) and sources[p][at - 1].strip() == text):
                 where = p.relative_to(root).as_posix() if p else "no one file of that name"

@@ -6,7 +6,7 @@
 //! # One or more comment lines: what is wrong and what it breaks.
 //! file: src/pins.rs                 (library mutants only: the file it edits, in its crate)
 //! caught-by: tests                  (what must catch it; see below)
-//! expect: Causality violation       (optional: text the failure must print; for an exercise,
+//! expect: Causality violation       (optional: text the failure must print;
 //!                                    `exercise::name` means that model or test failed)
 //! --- replace
 //! <lines of the reference, exactly as they stand>
@@ -140,16 +140,14 @@ pub fn unprinted<'e>(expect: Option<&'e str>, printed: Option<&str>) -> Option<&
     })
 }
 
-/// An `expect:` that `printed` must fail to show, for proving the rule on a real log: a test
+/// An `expect:` that `printed` must fail to show, for proving the rule on a real log: a model
 /// the log shows passing (`test exercise::x ... ok`), the case a bare `contains` would take
-/// for a failure, else a test that does not exist.
-pub fn decoy(printed: &str) -> String {
-    printed
-        .lines()
-        .find_map(|l| l.strip_prefix("test ")?.strip_suffix(" ... ok"))
-        .filter(|t| t.starts_with("exercise::"))
-        .unwrap_or("exercise::no_such_model")
-        .to_string()
+/// for a failure. `None` when the log shows none passing (a loom run aborted by the first
+/// model that failed): a name that is nowhere in the log would prove nothing.
+pub fn decoy(printed: &str) -> Option<&str> {
+    printed.lines().find_map(|l| {
+        l.strip_prefix("test ")?.strip_suffix(" ... ok").filter(|t| t.starts_with("exercise::"))
+    })
 }
 
 /// Every mutant in `dir`, sorted by name.
@@ -189,8 +187,13 @@ mod tests {
         let log = "test exercise::a_seqlock_reader_never_sees_half_a_push ... ok\n\
                    thread 'exercise::two_submitters_and_a_poller' (7) panicked at model.rs:34:5:\n\
                    each task taken exactly once, got counts [1, 0, 1]\n";
-        assert_eq!(decoy(log), "exercise::a_seqlock_reader_never_sees_half_a_push", "it passed");
-        assert_eq!(decoy("no test lines"), "exercise::no_such_model");
+        let passing = "exercise::a_seqlock_reader_never_sees_half_a_push";
+        assert_eq!(decoy(log), Some(passing), "the model that passed");
+        assert_eq!(decoy("test tests::other ... ok\n"), None, "not an exercise's model");
+        assert_eq!(
+            decoy(&format!("test tests::other ... ok\ntest {passing} ... ok")),
+            Some(passing)
+        );
         let log = Some(log);
         assert_eq!(unprinted(None, log), None, "no expect: any failure counts");
         assert_eq!(unprinted(Some("exercise::two_submitters_and_a_poller"), log), None);

@@ -102,14 +102,13 @@ pub fn self_check(root: &Path, chapters: &[&'static Chapter]) -> ExitCode {
                 && matches!(last.1, Verdict::Fail(_));
             // `expect:`: the failure must be the one the mutant's page names (a model, a
             // message), not any failure of that check. And the rule must be able to say no on
-            // this very log: a decoy (a model it shows passing, or none) must not count.
+            // this very log: a model it shows passing, where it shows one, must not count.
             let printed = t.printed(m.caught_by);
             let missing =
                 if ok { mutants::unprinted(m.expect.as_deref(), printed.as_deref()) } else { None };
-            let decoy = m.expect.as_ref().and(printed.as_deref()).map(mutants::decoy);
-            let decoy_counted = decoy
-                .as_deref()
-                .filter(|d| mutants::unprinted(Some(d), printed.as_deref()).is_none());
+            let decoy = m.expect.as_ref().and(printed.as_deref()).and_then(mutants::decoy);
+            let decoy_counted =
+                decoy.filter(|&d| mutants::unprinted(Some(d), printed.as_deref()).is_none());
             claim(
                 ok && missing.is_none() && decoy_counted.is_none(),
                 format!(
@@ -118,7 +117,7 @@ pub fn self_check(root: &Path, chapters: &[&'static Chapter]) -> ExitCode {
                     m.name,
                     m.caught_by.name(),
                     missing.map_or(String::new(), |e| format!(", but it never printed {e:?}")),
-                    match (&decoy, decoy_counted) {
+                    match (decoy, decoy_counted) {
                         (_, Some(d)) => format!(", but a wrong expect: {d:?} counted too"),
                         (Some(d), None) => format!(" (a wrong expect: {d:?} would not count)"),
                         (None, None) => String::new(),
