@@ -327,8 +327,8 @@ def main():
     q = "".join(qs)
     floor = run([os.path.join(bin_dir, "atomic-costs"), "--runs", str(runs)])
     counted = instructions(bin_dir, a.quick)
-    # Where 64x256's CPU went, ours (in both shapes) and rayon, at one parallelism with a core each and at one
-    # with four threads a core: perf, sampling only the timed runs.
+    # Where 64x256's CPU went, ours (in both shapes) and rayon, at one parallelism with a core
+    # each and at one with four threads a core: perf, sampling only the timed runs.
     leaf_n = next((n for lang, n, _ in rows(fj, "leaf") if lang == "rust"), None)
     profiled = [p for p in ((2,) if a.quick else (2, 8)) if str(p) in pars.split(",")]
     profile, profile_cmd = cpu_profile(bin_dir, leaf_n, profiled, 1 if a.quick else 9) if leaf_n else (None, "no leaf row")
@@ -463,7 +463,10 @@ def main():
          "machine from run to run; what is outside them is each pool's work, the kernel's "
          "for it (parking, waking, page faults) and the main thread's waits (and, the same for all, "
          "its naming of the threads for perf as each window opens). ours and ours inside are one "
-         "pool in two shapes: what ours spends above ours inside is main's waits outside the pool."
+         "pool in two shapes (the JDK probe's: `main` submits each root and joins it from outside; "
+         "rayon's: `main` blocks once), sampled in runs of their own: what ours spends above ours "
+         "inside is mostly that shape's cost, main's submissions and waits outside the pool, "
+         "where it is larger than the runs' spread."
          if profile else f"not measured here: {profile_cmd}."))
     if profile:
         w("")
@@ -660,10 +663,15 @@ def main():
                         f"ours inside/rayon {ri}")
             if profile and par in profile:
                 (oc, ol, _, osyms), (ic, il, _, _), (rc, rl, _, _) = (profile[par][p] for p in PROFILED)
+                shape = (oc - ol) - (ic - il)  # ours' CPU outside the leaves above ours inside's
                 why += (f"; by perf at this parallelism (above), outside the leaves ours used "
                         f"{oc - ol:.2f} ms of CPU per run, ours inside {ic - il:.2f} and rayon "
-                        f"{rc - rl:.2f} (ours - ours inside: main's waits outside the pool), in the "
-                        f"leaves {ol:.1f}, {il:.1f} and {rl:.1f} (ours' most: `{osyms[0][1][:60]}`)")
+                        f"{rc - rl:.2f} ("
+                        + (f"ours' {shape:.2f} above ours inside: mostly the JDK probe's shape, "
+                           "main's submissions and waits outside the pool" if shape > 0 else
+                           "ours no more than ours inside: the shape cost nothing measurable here")
+                        + f"), in the leaves {ol:.1f}, {il:.1f} and {rl:.1f} (ours' most: "
+                        f"`{osyms[0][1][:60]}`)")
             elif profile:
                 why += f"; where the CPU went, by perf at parallelism {' and '.join(map(str, sorted(profile)))}: above"
         w(target_line(f"{workload} par {par}, ours/rayon (<= {1.5 if fibrow else 1.0})", num(rr), 1.5 if fibrow else 1.0,

@@ -377,7 +377,8 @@ lab_floors_printed() {
     "## Verdicts" "queue push+pop, ns (<= 1.3 x max(floor, crossbeam))" "fib20 par 1, ours/floor (<= 1.3)" \
     "| ours ns per leaf | ours inside ns per leaf | rayon ns per leaf |" "## Instructions per operation, counted by valgrind" \
     "| floor + pins ns |" "(floor + pins) and the task boxes and their hand-back" \
-    "rayon's join plus the one swap more that the JDK's protocol pays:" "Where 64x256's CPU went, ours, ours inside and rayon:" \
+    "rayon's join plus the one swap more that the JDK's protocol pays:" \
+    "Where 64x256's CPU went, ours, ours inside and rayon:" \
     "Floor of 64x256: the leaves' own work with no pool, all 16,384 split evenly" \
     "64x256 at parallelism 1, where one worker runs every task, per leaf" \
     "| 1 owner + 1 thief at its heels |" "- at the heels (the owner paced" \

@@ -3,8 +3,9 @@
 //! on just before each timed run and off just after it, so that a profile holds the timed runs
 //! and nothing else (no pool start-up or shutdown, no calibration, no untimed floor runs).
 //! While a window is open the calling thread is named after the run (`main-ours`,
-//! `main-inside`, `main-rayon`): with the pools' own thread names, `perf report --sort comm` then tells whose
-//! CPU each sample was. `scripts/lab.py` uses it for 64x256's table "where the CPU went".
+//! `main-inside`, `main-rayon`): with the pools' own thread names, `perf report --sort comm`
+//! then tells whose CPU each sample was. `scripts/lab.py` uses it for 64x256's table "where
+//! the CPU went".
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};

@@ -61,7 +61,10 @@ fn a_full_queue_at_max_capacity_hands_the_task_back<G: GrowOps>() {
 
 fn old_arrays_are_kept_until_the_queue_drops<G: GrowOps>() {
     let (owner, _stealer) = queue::<G>(2);
-    let mut loaded = Vec::new(); // each array a thief could have loaded, read as a thief reads it
+    // Each array a thief could have loaded, read as a thief reads it. (Addresses only: a grow
+    // that freed the old array and retired a new one could get the freed address back from
+    // the allocator and pass here; the million-task test is where that one shows, by luck.)
+    let mut loaded = Vec::new();
     for i in 0..1000 {
         let a = owner.queue().array.load(Ordering::Acquire).cast_const();
         if loaded.last() != Some(&a) {
