@@ -9,7 +9,8 @@
 //! cargo grade ch01 --hint --all   every hint for those checks
 //! cargo grade --reset [ch01]  forget saved progress
 //! cargo grade --check [ch01]  for CI: the reference passes every check (and, through the
-//!                             benchmark gate, times within 1.4x of itself), the shipped
+//!                             benchmark gate, times within 1.4x of itself, the best of
+//!                             up to 3 runs), the shipped
 //!                             stub fails, every mutant is caught by the check it names
 //!                             (with the failure its `expect:` line names, if any), and
 //!                             every mutant cargo-mutants generates from the reference fails

@@ -1,7 +1,8 @@
 //! `cargo grade --check`: every check can fail. The reference passes each check (and times
-//! within [`FAIR_GATE`] of itself), the shipped stub fails, each hand-written mutant is caught by
-//! the check it names (with the failure its `expect:` line names, where it has one), and each
-//! mutant cargo-mutants generates fails a check or is listed as equivalent, with its reason.
+//! within [`FAIR_GATE`] of itself, in the best of up to [`FAIR_TRIES`] gate runs), the shipped
+//! stub fails, each hand-written mutant is caught by the check it names (with the failure its
+//! `expect:` line names, where it has one), and each mutant cargo-mutants generates fails a
+//! check or is listed as equivalent, with its reason.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -15,6 +16,8 @@ use super::{run_checks, target, write_mutant};
 
 /// How far the reference, compiled as the exercise, may time from itself in `--check`.
 const FAIR_GATE: f64 = 1.4;
+/// How many gate runs `--check` takes at most to find the reference within [`FAIR_GATE`].
+const FAIR_TRIES: usize = 3;
 
 /// `--check`: one line per claim, then `N passed, N failed`.
 pub fn self_check(root: &Path, chapters: &[&'static Chapter]) -> ExitCode {
@@ -27,20 +30,34 @@ pub fn self_check(root: &Path, chapters: &[&'static Chapter]) -> ExitCode {
     for &chapter in chapters {
         println!("== {}: the reference solution", chapter.id);
         let reference = root.join(&chapter.solution);
-        for (check, v) in run_checks(&target(root, chapter, reference.clone(), "solution"), None) {
+        let solution = target(root, chapter, reference.clone(), "solution");
+        for (check, v) in run_checks(&solution, None) {
             let ok = !matches!(v, Verdict::Fail(_));
             claim(ok, format!("{} solution passes {}: {}", chapter.id, check.name(), one_line(&v)));
             if let (Check::Bench, Verdict::Pass(text)) = (check, &v) {
                 // The gate must compare like with like: the reference, compiled as the exercise,
                 // times about as the reference. (A loop straddling a 32-byte boundary in one copy
-                // once made a verbatim copy 1.46x slower; see .cargo/config.toml.)
-                let fair = bench_ratio(text).is_some_and(|r| r <= FAIR_GATE);
+                // once made a verbatim copy 1.46x slower; see .cargo/config.toml.) Such a cause
+                // is in every run; a busy moment is not: over the limit, the gate runs again, up
+                // to FAIR_TRIES runs in all, and the best ratio counts.
+                let mut ratios: Vec<f64> = bench_ratio(text).into_iter().collect();
+                while ratios.iter().all(|&r| r > FAIR_GATE)
+                    && (1..FAIR_TRIES).contains(&ratios.len())
+                {
+                    let again = run_checks(&solution, Some(&[Check::Bench]));
+                    match again.first() {
+                        Some((_, Verdict::Pass(t))) => ratios.extend(bench_ratio(t)),
+                        _ => break,
+                    }
+                }
+                let best = ratios.iter().copied().reduce(f64::min);
+                let runs: Vec<String> = ratios.iter().map(|r| format!("{r:.2}x")).collect();
                 claim(
-                    fair,
+                    best.is_some_and(|r| r <= FAIR_GATE),
                     format!(
                         "{} gate is fair: the reference as exercise within {FAIR_GATE}x of itself ({})",
                         chapter.id,
-                        bench_ratio(text).map_or("no ratio".into(), |r| format!("{r:.2}x"))
+                        if runs.is_empty() { "no ratio".into() } else { runs.join(", then ") }
                     ),
                 );
             }
