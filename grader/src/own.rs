@@ -10,6 +10,8 @@
 //! reference, not every road to it: a public function of the crate that calls the reference,
 //! or the crate renamed (`use crate as me`), stays reachable.
 
+use proc_macro2::{Delimiter, Spacing, Span, TokenStream, TokenTree};
+
 /// A path in the reader's file that reaches the reference.
 #[derive(Debug, PartialEq)]
 pub struct Found {
@@ -47,7 +49,7 @@ impl Found {
 /// The first place where `code` names, from inside its crate, the reference module `module`
 /// or the type `Reference`, or globs the crate's root.
 pub fn names_the_reference(code: &str, module: &str) -> Option<Found> {
-    let tokens = tokens(&code_only(code));
+    let tokens = tokens(code)?;
     let named = |t: &Token| t.text == module || t.text == "Reference" || t.text == "*";
     let depths = module_depths(&tokens);
     let mut i = 0;
@@ -127,133 +129,56 @@ fn module_depths(tokens: &[Token]) -> Vec<usize> {
     out
 }
 
-/// `code` with its comments (nested block comments too) and the contents of its string, raw
-/// string and character literals turned into spaces; newlines are kept, so that lines still
-/// count.
-fn code_only(code: &str) -> String {
-    let c: Vec<char> = code.chars().collect();
-    let mut out = String::with_capacity(code.len());
-    let blank = |ch: char| if ch == '\n' { '\n' } else { ' ' };
-    let ident = |ch: char| ch.is_alphanumeric() || ch == '_';
-    let mut i = 0;
-    while i < c.len() {
-        let (c0, c1, c2) = (c.get(i).copied(), c.get(i + 1).copied(), c.get(i + 2).copied());
-        if c0 == Some('/') && c1 == Some('/') {
-            while i < c.len() && c[i] != '\n' {
-                out.push(' ');
-                i += 1;
-            }
-        } else if c0 == Some('/') && c1 == Some('*') {
-            let mut depth = 0;
-            while i < c.len() {
-                if c[i] == '/' && c.get(i + 1) == Some(&'*') {
-                    depth += 1;
-                    out.push_str("  ");
-                    i += 2;
-                } else if c[i] == '*' && c.get(i + 1) == Some(&'/') {
-                    depth -= 1;
-                    out.push_str("  ");
-                    i += 2;
-                    if depth == 0 {
-                        break;
-                    }
-                } else {
-                    out.push(blank(c[i]));
-                    i += 1;
-                }
-            }
-        } else if c0 == Some('r')
-            && (i == 0 || !ident(c[i - 1]) || c[i - 1] == 'b')
-            && matches!(c1, Some('"') | Some('#'))
-        {
-            // A raw string, r"..." or r#"..."#: it ends at a quote and as many hashes.
-            let hashes = c[i + 1..].iter().take_while(|&&ch| ch == '#').count();
-            if c.get(i + 1 + hashes) != Some(&'"') {
-                out.push_str(&" ".repeat(1 + hashes)); // `r#poll`, a raw identifier: `poll`
-                i += 1 + hashes;
-                continue;
-            }
-            out.push_str(&" ".repeat(2 + hashes));
-            i += 2 + hashes;
-            while i < c.len() {
-                let closes = c[i] == '"' && c[i + 1..].iter().take(hashes).all(|&ch| ch == '#');
-                if closes && c.len() - i > hashes {
-                    out.push_str(&" ".repeat(1 + hashes));
-                    i += 1 + hashes;
-                    break;
-                }
-                out.push(blank(c[i]));
-                i += 1;
-            }
-        } else if c0 == Some('"') {
-            out.push(' ');
-            i += 1;
-            while i < c.len() && c[i] != '"' {
-                if c[i] == '\\' {
-                    out.push(' ');
-                    i += 1;
-                }
-                if i < c.len() {
-                    out.push(blank(c[i]));
-                    i += 1;
-                }
-            }
-            out.push(' ');
-            i += 1;
-        } else if c0 == Some('\'') && (c1 == Some('\\') || c2 == Some('\'')) {
-            // A character literal ('x', '\'', '\u{1F600}'); `'a` alone is a lifetime.
-            out.push(' ');
-            i += 1;
-            if c.get(i) == Some(&'\\') {
-                out.push(' ');
-                i += 1;
-            }
-            while i < c.len() && c[i] != '\'' {
-                out.push(' ');
-                i += 1;
-            }
-            out.push(' ');
-            i += 1;
-        } else {
-            out.push(c[i]);
-            i += 1;
-        }
-    }
-    out
-}
-
 struct Token {
     text: String,
     line: usize,
 }
 
-/// Identifiers, `::`, and every other character but white space, each with its line.
-fn tokens(code: &str) -> Vec<Token> {
+/// The file's code as rustc's lexer reads it (proc-macro2's lexer, which follows rustc's):
+/// identifiers (a raw one, `r#poll`, as `poll`), `::`, the brackets of each group and every
+/// other punctuation character, each with its line. Comments and literals leave nothing. None
+/// when the file does not lex, which the compiler then reports.
+fn tokens(code: &str) -> Option<Vec<Token>> {
+    let stream: TokenStream = code.parse().ok()?;
     let mut out = Vec::new();
-    let mut line = 1;
-    let mut chars = code.chars().peekable();
-    while let Some(c) = chars.next() {
-        let text = if c == '\n' {
-            line += 1;
-            continue;
-        } else if c.is_whitespace() {
-            continue;
-        } else if c.is_alphanumeric() || c == '_' {
-            let mut word = c.to_string();
-            while let Some(&n) = chars.peek().filter(|n| n.is_alphanumeric() || **n == '_') {
-                word.push(n);
-                chars.next();
+    flatten(stream, &mut out);
+    Some(out)
+}
+
+fn flatten(stream: TokenStream, out: &mut Vec<Token>) {
+    let mut joint_colon = false; // the last token was a `:` with another right after it
+    for tree in stream {
+        let was_joint = std::mem::take(&mut joint_colon);
+        match tree {
+            TokenTree::Ident(i) => {
+                let text = i.to_string();
+                push(out, text.strip_prefix("r#").unwrap_or(&text), i.span());
             }
-            word
-        } else if c == ':' && chars.peek() == Some(&':') {
-            chars.next();
-            "::".to_string()
-        } else {
-            c.to_string()
-        };
-        out.push(Token { text, line });
+            TokenTree::Punct(p) if p.as_char() == ':' && was_joint => {
+                out.last_mut().expect("the first `:`").text = "::".into();
+            }
+            TokenTree::Punct(p) => {
+                joint_colon = p.as_char() == ':' && p.spacing() == Spacing::Joint;
+                push(out, &p.as_char().to_string(), p.span());
+            }
+            TokenTree::Group(g) => {
+                let (open, close) = match g.delimiter() {
+                    Delimiter::Brace => ("{", "}"),
+                    Delimiter::Parenthesis => ("(", ")"),
+                    Delimiter::Bracket => ("[", "]"),
+                    Delimiter::None => ("", ""),
+                };
+                push(out, open, g.span_open());
+                flatten(g.stream(), out);
+                push(out, close, g.span_close());
+            }
+            TokenTree::Literal(_) => {}
+        }
     }
-    out
+}
+
+fn push(out: &mut Vec<Token>, text: &str, span: Span) {
+    out.push(Token { text: text.into(), line: span.start().line });
 }
 
 #[cfg(test)]
@@ -304,6 +229,13 @@ mod tests {
         // What follows a literal is code again.
         let after = "const Q: char = '\"';\nconst R: &str = r#\"\"#;\nfn f() { crate::poll::x() }";
         assert_eq!(found(after).as_deref(), Some("3: crate::poll"));
+        // Doc comments, byte and C strings, escapes: rustc's lexer reads them all as literals.
+        let more = "//! crate::poll\n/// crate::Reference\nfn f() {\n\
+                    let _ = (b\"crate::poll\", br##\"\"# crate::poll\"##, c\"crate::poll\");\n\
+                    let _ = ('\\u{1F600}', b'\\'', \"\\\\\", crate::poll::x());\n}\n";
+        assert_eq!(found(more).as_deref(), Some("5: crate::poll"));
+        // A file that does not lex names nothing here; the build check's compiler says why.
+        assert_eq!(found("fn f() { \"crate::poll::poll() }"), None);
     }
 
     /// The check must not refuse a file for the wrong reason: no shipped stub, and no
