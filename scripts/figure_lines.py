@@ -41,8 +41,7 @@ def nearest(files, order, name):
     files of that name there are ambiguous, also None."""
     for crate in order:
         for part in ("src", "tests"):
-            found = [p for p in files.get((crate, part), []) if p.name == Path(name).name
-                     and p.as_posix().endswith("/" + name)]
+            found = [p for p in files.get((crate, part), []) if p.as_posix().endswith("/" + name)]
             if found:
                 return found[0] if len(found) == 1 else None
     return None

@@ -19,7 +19,6 @@ use crate::WorkQueue;
 use crate::sync::Ordering::{Acquire, Relaxed, SeqCst};
 use crate::sync::{Backoff, spin};
 
-// ANCHOR: poll
 /// Thief: takes the task at `base`, or returns null when the queue is empty.
 /// [JDK 25: `WorkQueue.poll`]
 ///
@@ -65,7 +64,6 @@ pub fn poll<T>(q: &WorkQueue<T>, stats: &mut PollStats) -> *mut T {
         pb = Some(b);
     }
 }
-// ANCHOR_END: poll
 
 /// Owner: takes the newest task (LIFO) or, with `fifo`, the oldest, with chapter 3's
 /// last-slot branch. [JDK 25: `WorkQueue.nextLocalTask(int fifo)`]
