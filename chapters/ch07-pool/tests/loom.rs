@@ -44,7 +44,7 @@ fn worker<I: WaitOps>(sleep: &Sleep, me: usize, tasks: &AtomicUsize, want: usize
 /// One worker, one producer pushing one task. The worker may go idle before, during or after
 /// the push; in every schedule it must end up taking the task.
 fn one_worker_one_task<I: WaitOps + 'static>() {
-    ch07_pool::sync::model(|| {
+    ch07_pool::sync::model_fencing_seqcst_loads(|| {
         let sleep = Arc::new(Sleep::new(1));
         let tasks = Arc::new(AtomicUsize::new(0));
         let w = {
@@ -59,7 +59,7 @@ fn one_worker_one_task<I: WaitOps + 'static>() {
 
 /// Two workers, two tasks pushed one by one: each worker must take one, whoever sleeps when.
 fn two_workers_two_tasks<I: WaitOps + 'static>() {
-    ch07_pool::sync::model(|| {
+    ch07_pool::sync::model_fencing_seqcst_loads(|| {
         let sleep = Arc::new(Sleep::new(2));
         let tasks = Arc::new(AtomicUsize::new(0));
         let ws: Vec<_> = (0..2)
@@ -124,7 +124,7 @@ fn rule_push<I: WaitOps>(sleep: &Sleep, owner: &ch04_grow::Owner<usize>, task: u
 /// not). The push must wake the worker, in every schedule; else loom finds both threads
 /// blocked.
 fn a_push_onto_an_empty_queue_wakes_a_worker<I: WaitOps + 'static>() {
-    ch07_pool::sync::model(|| {
+    ch07_pool::sync::model_fencing_seqcst_loads(|| {
         let sleep = Arc::new(Sleep::new(1));
         let (owner, stealer) = ch04_grow::new::<usize>(4);
         let w = {
@@ -142,7 +142,7 @@ fn a_push_onto_an_empty_queue_wakes_a_worker<I: WaitOps + 'static>() {
 /// The owner's look below and the thief's look above race (each a SeqCst load after a SeqCst
 /// read-modify-write); in every schedule one of them must see the other's write.
 fn a_steal_that_leaves_a_task_wakes_the_next_worker<I: WaitOps + 'static>() {
-    ch07_pool::sync::model(|| {
+    ch07_pool::sync::model_fencing_seqcst_loads(|| {
         let sleep = Arc::new(Sleep::new(2));
         let (owner, stealer) = ch04_grow::new::<usize>(4);
         let ran2 = Arc::new((Mutex::new(false), Condvar::new()));
@@ -178,7 +178,7 @@ fn a_steal_that_leaves_a_task_wakes_the_next_worker<I: WaitOps + 'static>() {
 /// queue twice. Whoever gets `b` runs it; it must run exactly once, and A's wait must end in
 /// every schedule, including the ones where B never gets it (A must run it itself).
 fn a_forked_task_runs_once_and_the_join_ends<I: WaitOps + 'static>() {
-    ch07_pool::sync::model(|| {
+    ch07_pool::sync::model_fencing_seqcst_loads(|| {
         type Job = Box<dyn FnOnce() + Send>;
         let (owner, stealer) = ch04_grow::new::<Job>(4);
         let ran = Arc::new(AtomicUsize::new(0));
@@ -217,7 +217,7 @@ fn a_forked_task_runs_once_and_the_join_ends<I: WaitOps + 'static>() {
 /// own code (`src/done.rs`), checked by its library mutants.
 #[test]
 fn an_outside_waiter_wakes_and_sees_the_result() {
-    ch07_pool::sync::model(|| {
+    ch07_pool::sync::model_fencing_seqcst_loads(|| {
         let waited = Arc::new((Done::new(), AtomicUsize::new(0)));
         let task = waited.clone();
         let t = thread::spawn(move || {
@@ -251,7 +251,7 @@ fn free(task: &SharedTask) {
 /// mutants.
 #[test]
 fn the_last_one_out_frees_a_let_go_task() {
-    ch07_pool::sync::model(|| {
+    ch07_pool::sync::model_fencing_seqcst_loads(|| {
         let handle: Arc<SharedTask> =
             Arc::new((Done::new(), loom::cell::UnsafeCell::new(0), AtomicUsize::new(0)));
         let task = handle.clone();

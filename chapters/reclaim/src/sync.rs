@@ -3,9 +3,13 @@
 //! (chapter 2 re-exports it as `ch02_poll::sync`).
 
 // Under loom, the atomics write down every access (`timeline.rs`): a failing model prints the
-// execution that broke it, with the reader's lines. Models run through `model`.
+// execution that broke it, with the reader's lines. Models run through `model`, or, where
+// SeqCst loads must be SeqCst (chapter 7), `model_fencing_seqcst_loads`.
 #[cfg(loom)]
-pub use crate::timeline::{AtomicI32, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, fence, model};
+pub use crate::timeline::{
+    AtomicI32, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, fence, model,
+    model_fencing_seqcst_loads,
+};
 #[cfg(loom)]
 pub use loom::sync::atomic::Ordering;
 #[cfg(loom)]

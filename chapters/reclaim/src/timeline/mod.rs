@@ -10,6 +10,7 @@
 //! stopped on is among them.
 
 use std::panic::Location;
+use std::sync::atomic::AtomicBool;
 use std::sync::{Mutex, Once};
 
 use loom::sync::atomic::Ordering;
@@ -56,8 +57,33 @@ fn log() -> std::sync::MutexGuard<'static, Log> {
     LOG.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// `loom::model`, with this log cleared before each execution and printed if one fails.
+/// Whether a SeqCst load is modelled with a SeqCst fence before it (see `load`): set by
+/// [`model_fencing_seqcst_loads`] for its models, cleared by [`model`].
+static FENCE_SEQCST_LOADS: AtomicBool = AtomicBool::new(false);
+
+/// `loom::model`, with this log cleared before each execution and printed if one fails. A
+/// SeqCst load is loom's own: an Acquire load that reads no SeqCst write to its location older
+/// than the newest (loom 0.7's `match_load_to_stores`; loom issue #180). It stands no fence
+/// before it, so a Relaxed read followed by a SeqCst load of another location stays as
+/// unordered as C++20 leaves it, and loom finds what that breaks (chapters 2 and 6 have
+/// mutants of it).
 pub fn model<F: Fn() + Sync + Send + 'static>(f: F) {
+    model_with(false, f);
+}
+
+/// [`model`] for code whose argument needs SeqCst loads to be SeqCst (chapter 7's signal
+/// rule: a SeqCst write, then a SeqCst load of another location, on both sides; one side must
+/// see the other's write). Each SeqCst load is modelled as a SeqCst fence, then the load,
+/// which gives C++20's answer there. The fence also orders what the thread did before it,
+/// which a SeqCst load does not: a Relaxed read followed by any SeqCst load passes here as if
+/// it were Acquire, so these models cannot tell those two apart.
+pub fn model_fencing_seqcst_loads<F: Fn() + Sync + Send + 'static>(f: F) {
+    model_with(true, f);
+}
+
+fn model_with<F: Fn() + Sync + Send + 'static>(fence_seqcst_loads: bool, f: F) {
+    // Relaxed: set before loom starts the model's threads, which the spawns order after it.
+    FENCE_SEQCST_LOADS.store(fence_seqcst_loads, std::sync::atomic::Ordering::Relaxed);
     HOOK.call_once(|| {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
@@ -127,17 +153,16 @@ macro_rules! logged {
         pub fn into_inner(self) -> $t {
             self.0.into_inner()
         }
-        /// A SeqCst load is modelled as a SeqCst fence, then the load: loom treats SeqCst
-        /// accesses as AcqRel (loom issue #180: two threads that each store, then load the
-        /// other's location, may both read the old values), and only its fences as SeqCst.
-        /// For the one pattern in this project that needs SeqCst loads, the signal rule of
-        /// chapter 7 (a SeqCst read-modify-write of one slot, then a SeqCst load of another,
-        /// on both sides), the fence gives exactly C++20's answer: one side sees the other.
-        /// A weaker load gets no fence, so loom still finds what it breaks.
+        /// Loom treats SeqCst accesses as AcqRel (loom issue #180: two threads that each
+        /// store, then load the other's location, may both read the old values), and only its
+        /// fences as SeqCst. Under [`model_fencing_seqcst_loads`] a SeqCst load is modelled as
+        /// a SeqCst fence, then the load; under [`model`], as loom's own load.
         #[track_caller]
         pub fn load(&self, order: Ordering) -> $t {
             let i = begin("load", Some(order), None);
-            if order == Ordering::SeqCst {
+            // Relaxed: set before the model's threads started (`model_with`).
+            let fence = FENCE_SEQCST_LOADS.load(std::sync::atomic::Ordering::Relaxed);
+            if order == Ordering::SeqCst && fence {
                 loom::sync::atomic::fence(Ordering::SeqCst);
             }
             let v = self.0.load(order);
