@@ -17,10 +17,13 @@ fn counts_add_up(stats: &PollStats, taken: usize) {
 }
 
 /// A thief that polls `polls` times and returns the ids it ran, having checked its counters
-/// (`counts_add_up`).
+/// (`counts_add_up`). `alone`: no other thief polls meanwhile. Only thieves move `base` (this
+/// chapter's owner never writes it), so a lone thief's `base` never moves under it: it counts
+/// no recheck, even where its CAS loses to the owner's swap.
 fn thief<P: PollOps + 'static>(
     s: &Stealer<Task, P>,
     polls: usize,
+    alone: bool,
 ) -> thread::JoinHandle<Vec<usize>> {
     let s = s.clone();
     thread::spawn(move || {
@@ -28,6 +31,9 @@ fn thief<P: PollOps + 'static>(
         let got: Vec<usize> =
             (0..polls).filter_map(|_| s.poll_counted(&mut stats).map(run)).collect();
         counts_add_up(&stats, got.len());
+        if alone {
+            assert_eq!(stats.rechecks, 0, "a lone thief counted a recheck: {stats:?}");
+        }
         got
     })
 }
@@ -37,7 +43,7 @@ fn owner_and_thief_race<P: PollOps + 'static>() {
     ch02_poll::sync::model(|| {
         let (owner, stealer) = new_with::<Task, P>(4);
         owner.push(task(0)).unwrap();
-        let th = thief(&stealer, 2);
+        let th = thief(&stealer, 2, true);
         owner.push(task(1)).unwrap();
         let mut mine = Vec::new();
         while let Some(t) = owner.pop() {
@@ -58,7 +64,7 @@ fn two_thieves_and_a_pushing_owner<P: PollOps + 'static>() {
     ch02_poll::sync::model(|| {
         let (owner, stealer) = new_with::<Task, P>(4);
         owner.push(task(0)).unwrap();
-        let (a, b) = (thief(&stealer, 1), thief(&stealer, 1));
+        let (a, b) = (thief(&stealer, 1, false), thief(&stealer, 1, false));
         owner.push(task(1)).unwrap();
         let (a, b) = (a.join().unwrap(), b.join().unwrap());
         let mine: Vec<usize> = std::iter::from_fn(|| owner.pop().map(run)).collect();
@@ -74,7 +80,7 @@ fn a_poll_never_misses_a_present_task<P: PollOps + 'static>() {
         for id in 0..3 {
             owner.push(task(id)).unwrap();
         }
-        let (a, b) = (thief(&stealer, 1), thief(&stealer, 1));
+        let (a, b) = (thief(&stealer, 1, false), thief(&stealer, 1, false));
         let (a, b) = (a.join().unwrap(), b.join().unwrap());
         assert_eq!((a.len(), b.len()), (1, 1), "a poll returned empty while tasks were present");
         let rest: Vec<usize> = std::iter::from_fn(|| owner.pop().map(run)).collect();
@@ -88,7 +94,7 @@ fn the_queue_survives_a_lost_last_task<P: PollOps + 'static>() {
     ch02_poll::sync::model(|| {
         let (owner, stealer) = new_with::<Task, P>(4);
         owner.push(task(0)).unwrap();
-        let th = thief(&stealer, 1);
+        let th = thief(&stealer, 1, true);
         let mut mine: Vec<usize> = owner.pop().map(run).into_iter().collect();
         owner.push(task(1)).unwrap();
         let theirs = th.join().unwrap();
@@ -108,7 +114,7 @@ fn a_reused_slot_is_not_taken_for_its_old_index<P: PollOps + 'static>() {
         for id in 0..4 {
             owner.push(task(id)).unwrap();
         }
-        let late = thief(&stealer, 1);
+        let late = thief(&stealer, 1, false);
         let mut mine: Vec<usize> = stealer.poll().map(run).into_iter().collect();
         if let Err(full) = owner.push(task(4)) {
             mine.push(run(full.into_task())); // no room yet: the owner runs it itself
