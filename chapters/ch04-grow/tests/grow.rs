@@ -4,6 +4,7 @@
 //! crossbeam-deque's test shapes run against this queue too, from `tests/shapes.rs`.
 #![cfg(not(loom))]
 
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::thread;
@@ -12,6 +13,33 @@ use std::time::{Duration, Instant};
 use ch04_grow::{GrowOps, Owner, Stealer, new_with};
 
 const MAX: usize = 1 << 30;
+
+/// This test binary's allocator: the system's, except that while [`KEEP_FREED`] is set it
+/// frees nothing, so that no address freed meanwhile is handed out again. Then an array's
+/// address names that array alone, which `old_arrays_are_kept_until_the_queue_drops` needs.
+struct NoReuse;
+
+/// Set while a test compares arrays by address (the other tests, running beside it, leak what
+/// they free meanwhile: a few milliseconds' worth).
+static KEEP_FREED: AtomicBool = AtomicBool::new(false);
+
+// SAFETY: every block comes from `System` and goes back to it with the same layout, or never.
+unsafe impl GlobalAlloc for NoReuse {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller's promises about `layout` are `System`'s.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // Relaxed: a leak or a free are both sound; the flag only picks one.
+        if !KEEP_FREED.load(Ordering::Relaxed) {
+            // SAFETY: `ptr` came from `System.alloc` with this `layout` (above).
+            unsafe { System.dealloc(ptr, layout) }
+        }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: NoReuse = NoReuse;
 
 /// The first few (index, count) whose count is not 1. Read after every thread is joined.
 fn not_once(counts: &[AtomicU8]) -> Vec<(usize, u8)> {
@@ -61,10 +89,11 @@ fn a_full_queue_at_max_capacity_hands_the_task_back<G: GrowOps>() {
 
 fn old_arrays_are_kept_until_the_queue_drops<G: GrowOps>() {
     let (owner, _stealer) = queue::<G>(2);
-    // Each array a thief could have loaded, read as a thief reads it. (Addresses only: a grow
-    // that freed the old array and retired a new one could get the freed address back from
-    // the allocator and pass here; the million-task test is where that one shows, by luck.)
+    // Each array a thief could have loaded, read as a thief reads it. Nothing freed meanwhile
+    // is reused (`NoReuse`), so a grow that freed the old array and retired a new one in its
+    // place cannot get the old address back for the new one.
     let mut loaded = Vec::new();
+    KEEP_FREED.store(true, Ordering::Relaxed); // Relaxed: see `NoReuse`
     for i in 0..1000 {
         let a = owner.queue().array.load(Ordering::Acquire).cast_const();
         if loaded.last() != Some(&a) {
@@ -72,6 +101,7 @@ fn old_arrays_are_kept_until_the_queue_drops<G: GrowOps>() {
         }
         owner.push(i).unwrap();
     }
+    KEEP_FREED.store(false, Ordering::Relaxed);
     let q = owner.queue();
     let current = q.array.load(Ordering::Acquire).cast_const(); // Acquire: as a thief's load
     let lost: Vec<usize> = (loaded.iter().enumerate())
