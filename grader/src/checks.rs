@@ -222,12 +222,22 @@ impl Target<'_> {
     fn build(&self) -> Verdict {
         let module = self.chapter.reference_module();
         let code = std::fs::read_to_string(&self.file).unwrap_or_default();
-        if let Some(found) = crate::own::names_the_reference(&code, module) {
-            let file = self.file.strip_prefix(self.root).unwrap_or(&self.file).display();
-            return Verdict::Fail(format!("{file}:{} {}", found.line, found.why()));
-        }
+        let file = self.file.strip_prefix(self.root).unwrap_or(&self.file).display();
+        let unread = match crate::own::names_the_reference(&code, module) {
+            Ok(Some(found)) => {
+                return Verdict::Fail(format!("{file}:{} {}", found.line, found.why()));
+            }
+            Ok(None) => None,
+            Err(e) => Some(e),
+        };
         let cmd = self.cargo(&["test", "--no-run", "--message-format", "short"]);
-        self.compiler_check(Check::Build, cmd, "compiles", "does not compile")
+        match (self.compiler_check(Check::Build, cmd, "compiles", "does not compile"), unread) {
+            // The compiler read what the check could not: it must not pass unread.
+            (Verdict::Pass(_), Some(e)) => Verdict::Fail(format!(
+                "{file}: compiles, but the grader cannot read it to check that it does not call                  the chapter's reference ({e})"
+            )),
+            (v, _) => v,
+        }
     }
 
     fn clippy(&self) -> Verdict {

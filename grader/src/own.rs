@@ -47,8 +47,10 @@ impl Found {
 }
 
 /// The first place where `code` names, from inside its crate, the reference module `module`
-/// or the type `Reference`, or globs the crate's root.
-pub fn names_the_reference(code: &str, module: &str) -> Option<Found> {
+/// or the type `Reference`, or globs the crate's root. Err with the lexer's message when
+/// `code` does not lex: the caller asks the compiler, which either says why, or accepts what
+/// this check could not read (and the check must not pass unread).
+pub fn names_the_reference(code: &str, module: &str) -> Result<Option<Found>, String> {
     let tokens = tokens(code)?;
     let named = |t: &Token| t.text == module || t.text == "Reference" || t.text == "*";
     let depths = module_depths(&tokens);
@@ -59,7 +61,7 @@ pub fn names_the_reference(code: &str, module: &str) -> Option<Found> {
             continue;
         };
         match tokens.get(next) {
-            Some(n) if named(n) => return Some(Found::at(n, format!("{root}::{}", n.text))),
+            Some(n) if named(n) => return Ok(Some(Found::at(n, format!("{root}::{}", n.text)))),
             // A group, `crate::{a, b::c}`: any name in it at any depth.
             Some(open) if open.text == "{" => {
                 let mut depth = 0;
@@ -69,7 +71,7 @@ pub fn names_the_reference(code: &str, module: &str) -> Option<Found> {
                         "}" if depth == 1 => break,
                         "}" => depth -= 1,
                         _ if named(n) => {
-                            return Some(Found::at(n, format!("{root}::{{{}}}", n.text)));
+                            return Ok(Some(Found::at(n, format!("{root}::{{{}}}", n.text))));
                         }
                         _ => {}
                     }
@@ -79,7 +81,7 @@ pub fn names_the_reference(code: &str, module: &str) -> Option<Found> {
         }
         i = next;
     }
-    None
+    Ok(None)
 }
 
 /// Whether a path starting at token `i` names the crate's root: `crate::`, or as many
@@ -136,13 +138,24 @@ struct Token {
 
 /// The file's code as rustc's lexer reads it (proc-macro2's lexer, which follows rustc's):
 /// identifiers (a raw one, `r#poll`, as `poll`), `::`, the brackets of each group and every
-/// other punctuation character, each with its line. Comments and literals leave nothing. None
-/// when the file does not lex, which the compiler then reports.
-fn tokens(code: &str) -> Option<Vec<Token>> {
-    let stream: TokenStream = code.parse().ok()?;
+/// other punctuation character, each with its line. Comments and literals leave nothing. A
+/// first line that is a shebang (`#!` not opening an inner attribute, `#![...]`) is skipped, as
+/// rustc skips it and proc-macro2 does not. Err: the lexer's message.
+fn tokens(code: &str) -> Result<Vec<Token>, String> {
+    let stream: TokenStream = without_shebang(code).parse().map_err(|e| format!("{e}"))?;
     let mut out = Vec::new();
     flatten(stream, &mut out);
-    Some(out)
+    Ok(out)
+}
+
+/// `code` with a first-line shebang blanked (the line stays, so that lines still count).
+fn without_shebang(code: &str) -> std::borrow::Cow<'_, str> {
+    let Some(rest) = code.strip_prefix("#!") else { return code.into() };
+    if rest.trim_start().starts_with('[') {
+        return code.into(); // `#![attr]`: code, not a shebang
+    }
+    let end = code.find('\n').unwrap_or(code.len());
+    code[end..].to_string().into()
 }
 
 fn flatten(stream: TokenStream, out: &mut Vec<Token>) {
@@ -186,7 +199,8 @@ mod tests {
     use super::names_the_reference;
 
     fn found(code: &str) -> Option<String> {
-        names_the_reference(code, "poll").map(|f| format!("{}: {}", f.line, f.path))
+        let hit = names_the_reference(code, "poll").expect("the code lexes");
+        hit.map(|f| format!("{}: {}", f.line, f.path))
     }
 
     #[test]
@@ -234,8 +248,14 @@ mod tests {
                     let _ = (b\"crate::poll\", br##\"\"# crate::poll\"##, c\"crate::poll\");\n\
                     let _ = ('\\u{1F600}', b'\\'', \"\\\\\", crate::poll::x());\n}\n";
         assert_eq!(found(more).as_deref(), Some("5: crate::poll"));
-        // A file that does not lex names nothing here; the build check's compiler says why.
-        assert_eq!(found("fn f() { \"crate::poll::poll() }"), None);
+        // A shebang is skipped, as rustc skips it; an inner attribute is code.
+        assert_eq!(found("#!)\nuse crate::poll::poll;").as_deref(), Some("2: crate::poll"));
+        assert_eq!(
+            found("#![allow(dead_code)]\nuse crate::poll;").as_deref(),
+            Some("2: crate::poll")
+        );
+        // A file that does not lex: the lexer's message, for the build check to weigh.
+        assert!(names_the_reference("fn f() { \"crate::poll::poll() }", "poll").is_err());
     }
 
     /// The check must not refuse a file for the wrong reason: no shipped stub, and no
@@ -247,7 +267,7 @@ mod tests {
             for file in [c.exercise(), c.solution.clone()] {
                 let code = std::fs::read_to_string(root.join(&file)).expect("the file is there");
                 let hit = names_the_reference(&code, c.reference_module());
-                assert_eq!(hit, None, "{file} names {}'s reference", c.id);
+                assert_eq!(hit, Ok(None), "{file} names {}'s reference", c.id);
             }
         }
     }

@@ -6,7 +6,7 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -14,14 +14,34 @@ use ch04_grow::{GrowOps, Owner, Stealer, new_with};
 
 const MAX: usize = 1 << 30;
 
-/// This test binary's allocator: the system's, except that while [`KEEP_FREED`] is set it
+/// This test binary's allocator: the system's, except that while any [`KeepFreed`] lives it
 /// frees nothing, so that no address freed meanwhile is handed out again. Then an array's
 /// address names that array alone, which `old_arrays_are_kept_until_the_queue_drops` needs.
 struct NoReuse;
 
-/// Set while a test compares arrays by address (the other tests, running beside it, leak what
-/// they free meanwhile: a few milliseconds' worth).
-static KEEP_FREED: AtomicBool = AtomicBool::new(false);
+/// How many [`KeepFreed`] live (the other tests, running beside one, leak what they free
+/// meanwhile: a few milliseconds' worth).
+static KEEPERS: AtomicUsize = AtomicUsize::new(0);
+
+/// While it lives, nothing freed is reused; dropped on a panic too.
+struct KeepFreed;
+
+impl KeepFreed {
+    fn new() -> KeepFreed {
+        KEEPERS.fetch_add(1, Ordering::Relaxed); // Relaxed: a leak or a free are both sound
+        KeepFreed
+    }
+}
+
+impl Drop for KeepFreed {
+    fn drop(&mut self) {
+        KEEPERS.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+fn keeping() -> bool {
+    KEEPERS.load(Ordering::Relaxed) > 0 // Relaxed: the count only picks a leak or a free
+}
 
 // SAFETY: every block comes from `System` and goes back to it with the same layout, or never.
 unsafe impl GlobalAlloc for NoReuse {
@@ -29,12 +49,30 @@ unsafe impl GlobalAlloc for NoReuse {
         // SAFETY: the caller's promises about `layout` are `System`'s.
         unsafe { System.alloc(layout) }
     }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: as `alloc`.
+        unsafe { System.alloc_zeroed(layout) }
+    }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // Relaxed: a leak or a free are both sound; the flag only picks one.
-        if !KEEP_FREED.load(Ordering::Relaxed) {
-            // SAFETY: `ptr` came from `System.alloc` with this `layout` (above).
+        if !keeping() {
+            // SAFETY: `ptr` came from `System` with this `layout` (above and below).
             unsafe { System.dealloc(ptr, layout) }
         }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if keeping() {
+            // A new block and a copy, the old one kept: `System.realloc` could free it.
+            // SAFETY: the caller's promises about `layout`, `ptr` and `new_size` are these.
+            let new =
+                unsafe { self.alloc(Layout::from_size_align_unchecked(new_size, layout.align())) };
+            if !new.is_null() {
+                // SAFETY: both blocks hold at least the smaller size, and are distinct.
+                unsafe { std::ptr::copy_nonoverlapping(ptr, new, layout.size().min(new_size)) };
+            }
+            return new;
+        }
+        // SAFETY: `ptr` came from `System` with `layout`; the caller's promises are `System`'s.
+        unsafe { System.realloc(ptr, layout, new_size) }
     }
 }
 
@@ -89,11 +127,11 @@ fn a_full_queue_at_max_capacity_hands_the_task_back<G: GrowOps>() {
 
 fn old_arrays_are_kept_until_the_queue_drops<G: GrowOps>() {
     let (owner, _stealer) = queue::<G>(2);
-    // Each array a thief could have loaded, read as a thief reads it. Nothing freed meanwhile
-    // is reused (`NoReuse`), so a grow that freed the old array and retired a new one in its
-    // place cannot get the old address back for the new one.
+    // Each array a thief could have loaded, read as a thief reads it. Nothing freed while the
+    // queue grows is reused (`NoReuse`), so a grow that freed the old array and retired a new
+    // one in its place cannot get the old address back for the new one.
     let mut loaded = Vec::new();
-    KEEP_FREED.store(true, Ordering::Relaxed); // Relaxed: see `NoReuse`
+    let keep = KeepFreed::new();
     for i in 0..1000 {
         let a = owner.queue().array.load(Ordering::Acquire).cast_const();
         if loaded.last() != Some(&a) {
@@ -101,7 +139,7 @@ fn old_arrays_are_kept_until_the_queue_drops<G: GrowOps>() {
         }
         owner.push(i).unwrap();
     }
-    KEEP_FREED.store(false, Ordering::Relaxed);
+    drop(keep);
     let q = owner.queue();
     let current = q.array.load(Ordering::Acquire).cast_const(); // Acquire: as a thief's load
     let lost: Vec<usize> = (loaded.iter().enumerate())

@@ -58,15 +58,18 @@ fn log() -> std::sync::MutexGuard<'static, Log> {
 }
 
 /// Whether a SeqCst load is modelled with a SeqCst fence before it (see `load`): set by
-/// [`model_fencing_seqcst_loads`] for its models, cleared by [`model`].
+/// [`model_fencing_seqcst_loads`] for its models, cleared by [`model`]. One flag for the
+/// process: a test binary that used both kinds of model would have to run its models one at a
+/// time, as every loom run of this project does (`--test-threads=1`); each uses one kind.
 static FENCE_SEQCST_LOADS: AtomicBool = AtomicBool::new(false);
 
 /// `loom::model`, with this log cleared before each execution and printed if one fails. A
-/// SeqCst load is loom's own: an Acquire load that reads no SeqCst write to its location older
-/// than the newest (loom 0.7's `match_load_to_stores`; loom issue #180). It stands no fence
-/// before it, so a Relaxed read followed by a SeqCst load of another location stays as
-/// unordered as C++20 leaves it, and loom finds what that breaks (chapters 2 and 6 have
-/// mutants of it).
+/// SeqCst load is loom's own: loom treats SeqCst accesses as AcqRel (loom issue #180), with
+/// one rule more for a SeqCst load: it reads no SeqCst store older than the newest SeqCst store
+/// to its location (loom 0.7, `match_load_to_stores`; a location's first value does not count
+/// as a SeqCst store). It stands no fence before it, so a Relaxed read followed by a SeqCst
+/// load of another location stays as unordered as C++20 leaves it, and loom finds what that
+/// breaks (chapters 2 and 6 have mutants of it).
 pub fn model<F: Fn() + Sync + Send + 'static>(f: F) {
     model_with(false, f);
 }
@@ -74,15 +77,20 @@ pub fn model<F: Fn() + Sync + Send + 'static>(f: F) {
 /// [`model`] for code whose argument needs SeqCst loads to be SeqCst (chapter 7's signal
 /// rule: a SeqCst write, then a SeqCst load of another location, on both sides; one side must
 /// see the other's write). Each SeqCst load is modelled as a SeqCst fence, then the load,
-/// which gives C++20's answer there. The fence also orders what the thread did before it,
-/// which a SeqCst load does not: a Relaxed read followed by any SeqCst load passes here as if
-/// it were Acquire, so these models cannot tell those two apart.
+/// which gives C++20's answer there. The fence gives more than a SeqCst load does:
+/// - it orders what the thread did before it: a Relaxed read followed by any SeqCst load
+///   passes here as if it were Acquire;
+/// - loom's SeqCst fence is stronger than C++20's: it joins one clock shared by every SeqCst
+///   fence (loom 0.7, `seq_cst_fence`), so a thread after its fence is ordered after all that
+///   another thread did before an earlier SeqCst fence, as if the two synchronized.
+///
+/// These models cannot tell those apart from what C++20 promises.
 pub fn model_fencing_seqcst_loads<F: Fn() + Sync + Send + 'static>(f: F) {
     model_with(true, f);
 }
 
 fn model_with<F: Fn() + Sync + Send + 'static>(fence_seqcst_loads: bool, f: F) {
-    // Relaxed: set before loom starts the model's threads, which the spawns order after it.
+    // Relaxed: loom runs a model's threads on this thread, after this store.
     FENCE_SEQCST_LOADS.store(fence_seqcst_loads, std::sync::atomic::Ordering::Relaxed);
     HOOK.call_once(|| {
         let previous = std::panic::take_hook();
@@ -154,9 +162,10 @@ macro_rules! logged {
             self.0.into_inner()
         }
         /// Loom treats SeqCst accesses as AcqRel (loom issue #180: two threads that each
-        /// store, then load the other's location, may both read the old values), and only its
-        /// fences as SeqCst. Under [`model_fencing_seqcst_loads`] a SeqCst load is modelled as
-        /// a SeqCst fence, then the load; under [`model`], as loom's own load.
+        /// store, then load the other's location, may both read the old values), with one
+        /// rule more for a SeqCst load (see [`model`]), and only its fences as SeqCst. Under
+        /// [`model_fencing_seqcst_loads`] a SeqCst load is modelled as a SeqCst fence, then
+        /// the load; under [`model`], as loom's own load.
         #[track_caller]
         pub fn load(&self, order: Ordering) -> $t {
             let i = begin("load", Some(order), None);
