@@ -234,7 +234,8 @@ impl Target<'_> {
         match (self.compiler_check(Check::Build, cmd, "compiles", "does not compile"), unread) {
             // The compiler read what the check could not: it must not pass unread.
             (Verdict::Pass(_), Some(e)) => Verdict::Fail(format!(
-                "{file}: compiles, but the grader cannot read it to check that it does not call                  the chapter's reference ({e})"
+                "{file}: compiles, but the grader cannot read it to check that it does not \
+                 call the chapter's reference ({e})"
             )),
             (v, _) => v,
         }

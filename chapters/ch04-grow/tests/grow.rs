@@ -44,35 +44,18 @@ fn keeping() -> bool {
 }
 
 // SAFETY: every block comes from `System` and goes back to it with the same layout, or never.
+// (The trait's own `realloc` allocates, copies and calls `dealloc` here, so it frees nothing
+// while a `KeepFreed` lives either.)
 unsafe impl GlobalAlloc for NoReuse {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: the caller's promises about `layout` are `System`'s.
         unsafe { System.alloc(layout) }
     }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: as `alloc`.
-        unsafe { System.alloc_zeroed(layout) }
-    }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         if !keeping() {
-            // SAFETY: `ptr` came from `System` with this `layout` (above and below).
+            // SAFETY: `ptr` came from `System` with this `layout` (`alloc` above).
             unsafe { System.dealloc(ptr, layout) }
         }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if keeping() {
-            // A new block and a copy, the old one kept: `System.realloc` could free it.
-            // SAFETY: the caller's promises about `layout`, `ptr` and `new_size` are these.
-            let new =
-                unsafe { self.alloc(Layout::from_size_align_unchecked(new_size, layout.align())) };
-            if !new.is_null() {
-                // SAFETY: both blocks hold at least the smaller size, and are distinct.
-                unsafe { std::ptr::copy_nonoverlapping(ptr, new, layout.size().min(new_size)) };
-            }
-            return new;
-        }
-        // SAFETY: `ptr` came from `System` with `layout`; the caller's promises are `System`'s.
-        unsafe { System.realloc(ptr, layout, new_size) }
     }
 }
 
