@@ -16,14 +16,22 @@ fn counts_add_up(stats: &PollStats, taken: usize) {
     assert_eq!(stats.attempts, want, "attempts = successes + failures: {stats:?}");
 }
 
+/// Whether a thief polls with no other thief, or among others.
+#[derive(Clone, Copy, PartialEq)]
+enum Company {
+    Alone,
+    Crowd,
+}
+use Company::{Alone, Crowd};
+
 /// A thief that polls `polls` times and returns the ids it ran, having checked its counters
-/// (`counts_add_up`). `alone`: no other thief polls meanwhile. Only thieves move `base` (this
-/// chapter's owner never writes it), so a lone thief's `base` never moves under it: it counts
-/// no recheck, even where its CAS loses to the owner's swap.
+/// (`counts_add_up`). Only thieves move `base` (this chapter's owner never writes it), so the
+/// `base` of a thief polling `Alone` never moves under it: it counts no recheck, even where
+/// its CAS loses to the owner's swap.
 fn thief<P: PollOps + 'static>(
     s: &Stealer<Task, P>,
     polls: usize,
-    alone: bool,
+    company: Company,
 ) -> thread::JoinHandle<Vec<usize>> {
     let s = s.clone();
     thread::spawn(move || {
@@ -31,7 +39,7 @@ fn thief<P: PollOps + 'static>(
         let got: Vec<usize> =
             (0..polls).filter_map(|_| s.poll_counted(&mut stats).map(run)).collect();
         counts_add_up(&stats, got.len());
-        if alone {
+        if company == Alone {
             assert_eq!(stats.rechecks, 0, "a lone thief counted a recheck: {stats:?}");
         }
         got
@@ -43,7 +51,7 @@ fn owner_and_thief_race<P: PollOps + 'static>() {
     ch02_poll::sync::model(|| {
         let (owner, stealer) = new_with::<Task, P>(4);
         owner.push(task(0)).unwrap();
-        let th = thief(&stealer, 2, true);
+        let th = thief(&stealer, 2, Alone);
         owner.push(task(1)).unwrap();
         let mut mine = Vec::new();
         while let Some(t) = owner.pop() {
@@ -64,7 +72,7 @@ fn two_thieves_and_a_pushing_owner<P: PollOps + 'static>() {
     ch02_poll::sync::model(|| {
         let (owner, stealer) = new_with::<Task, P>(4);
         owner.push(task(0)).unwrap();
-        let (a, b) = (thief(&stealer, 1, false), thief(&stealer, 1, false));
+        let (a, b) = (thief(&stealer, 1, Crowd), thief(&stealer, 1, Crowd));
         owner.push(task(1)).unwrap();
         let (a, b) = (a.join().unwrap(), b.join().unwrap());
         let mine: Vec<usize> = std::iter::from_fn(|| owner.pop().map(run)).collect();
@@ -80,7 +88,7 @@ fn a_poll_never_misses_a_present_task<P: PollOps + 'static>() {
         for id in 0..3 {
             owner.push(task(id)).unwrap();
         }
-        let (a, b) = (thief(&stealer, 1, false), thief(&stealer, 1, false));
+        let (a, b) = (thief(&stealer, 1, Crowd), thief(&stealer, 1, Crowd));
         let (a, b) = (a.join().unwrap(), b.join().unwrap());
         assert_eq!((a.len(), b.len()), (1, 1), "a poll returned empty while tasks were present");
         let rest: Vec<usize> = std::iter::from_fn(|| owner.pop().map(run)).collect();
@@ -94,7 +102,7 @@ fn the_queue_survives_a_lost_last_task<P: PollOps + 'static>() {
     ch02_poll::sync::model(|| {
         let (owner, stealer) = new_with::<Task, P>(4);
         owner.push(task(0)).unwrap();
-        let th = thief(&stealer, 1, true);
+        let th = thief(&stealer, 1, Alone);
         let mut mine: Vec<usize> = owner.pop().map(run).into_iter().collect();
         owner.push(task(1)).unwrap();
         let theirs = th.join().unwrap();
@@ -114,7 +122,7 @@ fn a_reused_slot_is_not_taken_for_its_old_index<P: PollOps + 'static>() {
         for id in 0..4 {
             owner.push(task(id)).unwrap();
         }
-        let late = thief(&stealer, 1, false);
+        let late = thief(&stealer, 1, Crowd);
         let mut mine: Vec<usize> = stealer.poll().map(run).into_iter().collect();
         if let Err(full) = owner.push(task(4)) {
             mine.push(run(full.into_task())); // no room yet: the owner runs it itself
