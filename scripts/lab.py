@@ -613,7 +613,7 @@ def main():
                            f"{pp[0] / c:.2f} of crossbeam's time: ours' {o - pp[0]:.1f} ns above that are the "
                            "task's box (under the queue table)")
             w(target_line(f"queue {label}, ours/crossbeam (<= 1.2)", num(ratio(o, c)), 1.2, fl / c if c else None,
-                          pinned + inst, cells=cells))
+                          f" (profile: chapters/contention/profile-queue-{kind}.txt)" + pinned + inst, cells=cells))
         else:
             rounds = f"; round by round: chapters/contention/race-rounds-{kind}.txt" if "1 thief" in label else ""
             # A run whose thieves caught up with the owner is in the heels regime, whose floor
@@ -644,6 +644,9 @@ def main():
             extra = swap * n_joins / min(par, os.cpu_count() or 1) / 1e6
             fib_floor = (r[0] + extra) / r[0]
         if fibrow and o and r and o[0] > r[0]:
+            # The nearest of the profiles `scripts/figures.sh lab` keeps: 1, 2 and 16 workers.
+            near = 1 if par == 1 else 2 if par <= 4 else 16
+            why = f" (profile: chapters/contention/profile-fib-{near}-{kind}.txt)" + why
             why += (f"; one more fenced instruction per join than rayon's (the JDK's push is a swap, "
                     f"crossbeam's a plain store) is {extra:.1f} ms here, at {swap:.2f} ns a swap over "
                     f"{n_joins:,} joins on {min(par, os.cpu_count() or 1)} core(s), against a gap of "
