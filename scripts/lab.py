@@ -335,6 +335,8 @@ def main():
     cost = floor_costs(floor)
     swap, cas = cost.get("swap SeqCst"), cost.get("CAS SeqCst")
     kind = run([os.path.join(bin_dir, "machine"), "--kind"]).strip()  # which profiles to cite
+    # A per-machine figure that `scripts/figures.sh lab` keeps, e.g. "profile-queue": its path.
+    kept = lambda name: f"chapters/contention/{name}-{kind}.txt"
     if swap is None or cas is None:
         sys.exit("lab: atomic-costs printed no 'swap SeqCst' or 'CAS SeqCst' line:\n" + floor)
     for one in qs:
@@ -588,7 +590,7 @@ def main():
             # 1.3x crossbeam where the floor allows: 1.3x the larger of the two.
             ref = max(fl, c) if c else fl
             w(target_line(f"queue {label}, ns (<= 1.3 x max(floor, crossbeam))", o, 1.3 * ref, fl,
-                          f" (profile: chapters/contention/profile-queue-{kind}.txt)" + inst))
+                          f" (profile: {kept('profile-queue')})" + inst))
         elif op == "push+steal":
             # Where the seals pay for the pin's fence (membarrier), a pair pays two locked
             # instructions, the push's swap and the thief's CAS: the floor. Where each pin
@@ -614,22 +616,22 @@ def main():
                            f"{pp[0] / c:.2f} of crossbeam's time: ours' {o - pp[0]:.1f} ns above that are the "
                            "task's box (under the queue table)")
             w(target_line(f"queue {label}, ours/crossbeam (<= 1.2)", num(ratio(o, c)), 1.2, fl / c if c else None,
-                          f" (profile: chapters/contention/profile-queue-{kind}.txt)" + pinned + inst, cells=cells))
+                          f" (profile: {kept('profile-queue')})" + pinned + inst, cells=cells))
         else:
-            rounds = f"; round by round: chapters/contention/race-rounds-{kind}.txt" if "1 thief" in label else ""
+            rounds = f"; round by round: {kept('race-rounds')}" if "1 thief" in label else ""
             # A run whose thieves caught up with the owner is in the heels regime, whose floor
             # (the protocol at the heels) the heels row measures.
             regime = (f"; at the heels the protocol alone took {heels[0]:.2f} x crossbeam's time (under the "
                       f"queue table): a run that falls into that regime meets a floor "
                       f"{'above' if heels[0] > 1.5 else 'below'} the target" if heels else "")
             w(target_line(f"queue {label}, ours/crossbeam (<= 1.5)", num(ratio(o, c)), 1.5, fl / c if fl and c else None,
-                          f" (profile: chapters/contention/profile-queue-{kind}.txt; ours over the floor, "
+                          f" (profile: {kept('profile-queue')}; ours over the floor, "
                           f"split into pins and boxes: under the queue table{rounds}){regime}", cells=cells))
     for workload, par, rr, rj, rf, fl, rayon_ms, jdk_ms, cells, (inside, ri) in verdicts:
         fibrow = workload.startswith("fib")
         if fibrow and par == 1:
             w(target_line(f"{workload} par 1, ours/floor (<= 1.3)", num(rf), 1.3, None,
-                          f" (profile: chapters/contention/profile-fib-1-{kind}.txt)"))
+                          f" (profile: {kept('profile-fib-1')})"))
         # The floor as a ratio to the peer: a target below it cannot be met by any pool.
         why = ""
         o, r = cells
@@ -640,7 +642,7 @@ def main():
             # The profiles `scripts/figures.sh lab` keeps: 1 and 2 workers, and 16 for the rows
             # with more workers than cores.
             fib_prof = 1 if par == 1 else 2 if par <= 4 else 16
-            why = f" (profile: chapters/contention/profile-fib-{fib_prof}-{kind}.txt)" + why
+            why = f" (profile: {kept(f'profile-fib-{fib_prof}')})" + why
             # rayon's join pays one fenced instruction (crossbeam's pop: a SeqCst fence, and a CAS
             # only for the last task; its push none), ours two swaps (the JDK's push and take): one
             # more per join, each worker running its share of the joins. A price, not a floor:
